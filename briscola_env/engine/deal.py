@@ -1,0 +1,97 @@
+"""Dealing: shuffles from a per-game seed, and checks of given deals.
+
+A deal is a ``(B, 40)`` array giving the seat (0..4) that holds each card.
+Seeded deals come from a counter-based hash (SplitMix64) of the game's own
+seed, so a game's cards depend on its seed alone, never on the batch it is
+dealt in or on any generator's history, and a whole batch is dealt without a
+Python loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS
+from .bits import CARD_BIT
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_DEALER_STREAM = np.uint64(0xD1B54A32D192ED03)  # separates the dealer draw from the card keys
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function: a well-mixed 64-bit hash of each element."""
+    with np.errstate(over="ignore"):
+        z = x.astype(np.uint64) + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def as_seeds(seeds) -> np.ndarray:
+    seeds = np.asarray(seeds)
+    if seeds.ndim != 1 or not np.issubdtype(seeds.dtype, np.integer):
+        raise ValueError(f"seeds must be a 1-D array of ints (one per game); got shape {seeds.shape}, "
+                         f"dtype {seeds.dtype}")
+    if seeds.size and seeds.min() < 0:
+        raise ValueError("seeds must be non-negative")
+    return seeds.astype(np.uint64)
+
+
+def deal_from_seeds(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(deals (B, 40) int8, dealers (B,) int8)``: a uniform shuffle and dealer per seed."""
+    seeds = as_seeds(seeds)
+    base = splitmix64(seeds)
+    with np.errstate(over="ignore"):
+        keys = splitmix64(base[:, None] + np.arange(1, NUM_CARDS + 1, dtype=np.uint64))
+        dealers = (splitmix64(base ^ _DEALER_STREAM) % np.uint64(NUM_SEATS)).astype(np.int8)
+    # Sorting iid random keys gives a uniform permutation; card order[j] goes to seat j // 8.
+    order = np.argsort(keys, axis=1)
+    deals = np.empty((len(seeds), NUM_CARDS), dtype=np.int8)
+    np.put_along_axis(deals, order, (np.arange(NUM_CARDS) // CARDS_PER_HAND).astype(np.int8)[None, :], axis=1)
+    return deals, dealers
+
+
+def check_deals(deals, dealers) -> tuple[np.ndarray, np.ndarray]:
+    """Validate given deals and dealers; return them as int8 arrays."""
+    deals = np.asarray(deals)
+    dealers = np.asarray(dealers)
+    if deals.ndim != 2 or deals.shape[1] != NUM_CARDS or not np.issubdtype(deals.dtype, np.integer):
+        raise ValueError(f"deals must be an int array of shape (B, 40) giving each card's seat; "
+                         f"got shape {deals.shape}, dtype {deals.dtype}")
+    if dealers.shape != (deals.shape[0],) or not np.issubdtype(dealers.dtype, np.integer):
+        raise ValueError(f"dealers must be an int array of shape ({deals.shape[0]},); got shape {dealers.shape}")
+    bad = np.flatnonzero(((deals < 0) | (deals >= NUM_SEATS)).any(axis=1))
+    if bad.size:
+        raise ValueError(f"deal of game {bad[0]} names a seat outside 0..4: {deals[bad[0]].tolist()}")
+    counts = (deals[:, :, None] == np.arange(NUM_SEATS)).sum(axis=1)
+    bad = np.flatnonzero((counts != CARDS_PER_HAND).any(axis=1))
+    if bad.size:
+        raise ValueError(f"deal of game {bad[0]} gives the seats {counts[bad[0]].tolist()} cards; each needs 8")
+    bad = np.flatnonzero((dealers < 0) | (dealers >= NUM_SEATS))
+    if bad.size:
+        raise ValueError(f"dealer of game {bad[0]} is {dealers[bad[0]]}; a dealer is a seat 0..4")
+    return deals.astype(np.int8), dealers.astype(np.int8)
+
+
+def hand_bits(deals: np.ndarray) -> np.ndarray:
+    """``(B, 5) uint64`` card sets from ``(B, 40)`` deals."""
+    held = deals[:, None, :] == np.arange(NUM_SEATS)[None, :, None]  # (B, 5, 40)
+    return np.bitwise_or.reduce(np.where(held, CARD_BIT, np.uint64(0)), axis=2)
+
+
+def hands_to_deal(hands) -> np.ndarray:
+    """``(40,)`` deal from five lists of 8 card ids, seat by seat."""
+    if len(hands) != NUM_SEATS:
+        raise ValueError(f"expected five hands, one per seat; got {len(hands)}")
+    deal = np.full(NUM_CARDS, -1, dtype=np.int8)
+    for seat, hand in enumerate(hands):
+        for card in hand:
+            if not 0 <= int(card) < NUM_CARDS:
+                raise ValueError(f"seat {seat}: {card!r} is not a card id 0..39")
+            if deal[card] != -1:
+                raise ValueError(f"card {card} is dealt twice (seats {deal[card]} and {seat})")
+            deal[card] = seat
+    if (deal == -1).any():
+        raise ValueError(f"cards {np.flatnonzero(deal == -1).tolist()} are dealt to nobody")
+    check_deals(deal[None], np.zeros(1, dtype=np.int8))
+    return deal

@@ -1,0 +1,92 @@
+"""Lookup tables derived from a rules config, built once per config and cached.
+
+Rule variants become table contents here, so the phase code never branches on
+a variant name per game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..actions import (MAX_POINTS, MIN_POINTS, NUM_RANK_LEVELS, POINT_BID_OFFSET, RANK_BID_OFFSET,
+                       bid_points, point_bid)
+from ..cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS, card_tables
+from ..rules import RulesConfig
+from .bits import ALL_CARDS, CARD_BIT
+
+NUM_BID_STATES = POINT_BID_OFFSET + MAX_POINTS - MIN_POINTS + 1  # standing bid: 0 (none) .. 70
+NO_SEAT = -1
+
+
+@dataclass(frozen=True)
+class RuleTables:
+    bid_lo: np.ndarray  # (71,) lowest legal bid id given the standing bid id (0 = none)
+    bid_hi: int  # one past the highest legal bid id in this bidding mode
+    callable_cards: np.ndarray  # (71,) uint64 card set the caller may name, given the winning bid id
+    rank_bid_cards: np.ndarray  # (10,) uint64 callable cards of each rank bid level (for allow_self_call=False)
+    next_speaker: np.ndarray  # (5, 32) first seat after s (cyclically, s itself last) not in the passed set
+    points: np.ndarray  # (40,) int16 card points
+    strength: np.ndarray  # (40,) int8 strength within a suit, 9 = strongest
+    target: np.ndarray  # (71,) int16 points the caller's side needs, given the winning bid id
+    multiplier: np.ndarray  # (71,) int16 bid multiplier, given the winning bid id
+    follow_from_trick: int  # follow suit is compulsory from this trick index on (8 = never)
+
+
+def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, int]:
+    first_rank, last_rank = RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS - 1
+    lo = np.arange(NUM_BID_STATES, dtype=np.int64) + 1  # a later bid is strictly larger
+    if rules.bidding == "points_only":
+        lo[0] = point_bid(rules.min_point_bid)
+        return lo, NUM_BID_STATES
+    lo[0] = first_rank
+    if rules.bidding == "rank_only":
+        return lo, last_rank + 1
+    lo[last_rank] = point_bid(MIN_POINTS + 1)  # after the 2: "more than 61", so 62
+    return lo, NUM_BID_STATES
+
+
+@lru_cache(maxsize=64)
+def rule_tables(rules: RulesConfig) -> RuleTables:
+    cards = card_tables(rules.ten_card)
+    bid_lo, bid_hi = _bid_range(rules)
+
+    level_cards = np.zeros(NUM_RANK_LEVELS + 1, dtype=np.uint64)  # index = level 1..10
+    for c in range(NUM_CARDS):
+        level_cards[cards.level[c]] |= CARD_BIT[c]
+    if rules.call_rule == "at_least":
+        level_cards = np.bitwise_or.accumulate(level_cards)
+    rank_bid_cards = level_cards[1:].copy()
+    callable_cards = np.full(NUM_BID_STATES, ALL_CARDS, dtype=np.uint64)  # point bids: any card
+    callable_cards[RANK_BID_OFFSET:RANK_BID_OFFSET + NUM_RANK_LEVELS] = rank_bid_cards
+
+    next_speaker = np.full((NUM_SEATS, 1 << NUM_SEATS), NO_SEAT, dtype=np.int8)
+    for seat in range(NUM_SEATS):
+        for passed in range(1 << NUM_SEATS):
+            for k in range(1, NUM_SEATS + 1):
+                s = (seat + k) % NUM_SEATS
+                if not passed >> s & 1:
+                    next_speaker[seat, passed] = s
+                    break
+
+    target = np.full(NUM_BID_STATES, rules.target, dtype=np.int16)
+    multiplier = np.ones(NUM_BID_STATES, dtype=np.int16)
+    for bid in range(POINT_BID_OFFSET, NUM_BID_STATES):
+        target[bid] = max(rules.target, bid_points(bid))
+        multiplier[bid] = rules.multiplier_for_points(bid_points(bid))
+
+    follow_from = NUM_TRICKS
+    if rules.follow_suit:
+        follow_from = NUM_TRICKS - (rules.follow_suit_last_k or NUM_TRICKS)
+
+    tables = RuleTables(
+        bid_lo=bid_lo, bid_hi=bid_hi, callable_cards=callable_cards, rank_bid_cards=rank_bid_cards,
+        next_speaker=next_speaker, points=cards.points, strength=cards.strength,
+        target=target, multiplier=multiplier, follow_from_trick=follow_from,
+    )
+    for value in vars(tables).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return tables

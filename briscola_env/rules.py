@@ -1,0 +1,214 @@
+"""The rules config: one frozen dataclass, one named field per variant of RULES.md.
+
+Build it directly (``RulesConfig(call_rule="at_least")``), from a dict
+(:meth:`RulesConfig.from_dict`, unknown keys are an error) or from a named
+preset (:func:`preset`). Every field is validated on construction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Optional
+
+from .actions import MAX_POINTS, MIN_POINTS
+from .cards import NUM_TRICKS, TEN_CARD_VARIANTS
+
+BIDDING_MODES = ("rank_then_points", "rank_only", "points_only")
+ALL_PASS_RULES = ("void", "last_forced")
+CALL_RULES = ("exact", "at_least")
+FIRST_LEADERS = ("after_dealer", "caller")
+TARGETS = (61, 60)
+CAPPOTTO_MODES = ("points", "tricks", "off")
+PARTNER_PAYOFFS = ("half", "equal")
+
+# Points-bid multipliers of RULES.md: (lowest bid of the band, multiplier).
+DEFAULT_MULTIPLIER_TABLE = ((61, 1), (71, 2), (81, 3), (91, 4), (101, 5))
+
+
+@dataclass(frozen=True)
+class PayoffTable:
+    """Session points for a *made* contract; a failed one pays the negation."""
+
+    caller: float = 2
+    partner: float = 1
+    defender: float = -1
+    solo_caller: float = 4
+    solo_defender: float = -1
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"payoff_table.{f.name} must be a finite number, got {v!r}")
+
+    @classmethod
+    def standard(cls, partner_payoff: str = "half") -> "PayoffTable":
+        """RULES.md's zero-sum table; with ``"equal"`` the partner scores as the
+        caller and the three defenders share the cost."""
+        if partner_payoff == "equal":
+            return cls(caller=2, partner=2, defender=-4 / 3)
+        return cls()
+
+
+def _one_of(name: str, value: Any, allowed: tuple) -> None:
+    if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+
+
+def _int_in(name: str, value: Any, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an int in {lo}..{hi}; got {value!r}")
+
+
+def _bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """Every rule variant of RULES.md. Defaults are RULES.md's defaults."""
+
+    bidding: str = "rank_then_points"
+    """Auction: 'rank_then_points' (ranks, then points from 62 after the 2), 'rank_only', 'points_only'."""
+    min_point_bid: int = 61
+    """Lowest opening bid with bidding='points_only' (61, or 70 in some regions)."""
+    all_pass: str = "void"
+    """If all five pass: 'void' (hand scores 0) or 'last_forced' (the last to speak must bid)."""
+    call_rule: str = "exact"
+    """Rank of the called card: 'exact' (the winning bid's rank) or 'at_least' (that rank or stronger)."""
+    allow_self_call: bool = True
+    """May the caller call a card in his own hand (and play solo)? If not, a rank bid whose callable
+    cards are all in the bidder's hand is illegal, and his own cards cannot be called."""
+    first_leader: str = "after_dealer"
+    """Who leads the first trick: 'after_dealer' (seat d+1) or 'caller'."""
+    follow_suit: bool = False
+    """House rule: a player holding the suit led must follow it."""
+    follow_suit_last_k: Optional[int] = None
+    """With follow_suit: only in the last k tricks (1..8); None = every trick."""
+    target: int = 61
+    """Points the caller's side needs (or the points bid, if higher): 61, or 60 (a 60-60 tie goes to the caller)."""
+    point_multipliers: bool = True
+    """Multiply the payoffs of a points contract by multiplier_table."""
+    multiplier_table: tuple = DEFAULT_MULTIPLIER_TABLE
+    """(lowest bid, multiplier) bands, ascending, the first starting at 61."""
+    cappotto: str = "points"
+    """Bonus when one side takes everything: 'points' (all 120 points), 'tricks' (all 8 tricks) or 'off'."""
+    cappotto_multiplier: int = 2
+    """Multiplier applied on a cappotto (2, or 3 in some houses)."""
+    ten_card: str = "three"
+    """The ten-point card: 'three' (standard) or 'seven' (regional: the 7 takes the 3's place)."""
+    partner_payoff: str = "half"
+    """Partner's payoff: 'half' the caller's (standard) or 'equal' to it."""
+    payoff_table: Optional[PayoffTable] = None
+    """Session points for a made contract; None = PayoffTable.standard(partner_payoff)."""
+
+    def __post_init__(self):
+        _one_of("bidding", self.bidding, BIDDING_MODES)
+        _int_in("min_point_bid", self.min_point_bid, MIN_POINTS, MAX_POINTS)
+        if self.bidding != "points_only" and self.min_point_bid != MIN_POINTS:
+            raise ValueError(
+                "min_point_bid only applies to bidding='points_only' (after the 2 of a rank auction "
+                f"points always start at 62); got min_point_bid={self.min_point_bid} with bidding={self.bidding!r}"
+            )
+        _one_of("all_pass", self.all_pass, ALL_PASS_RULES)
+        _one_of("call_rule", self.call_rule, CALL_RULES)
+        _bool("allow_self_call", self.allow_self_call)
+        _one_of("first_leader", self.first_leader, FIRST_LEADERS)
+        _bool("follow_suit", self.follow_suit)
+        if self.follow_suit_last_k is not None:
+            _int_in("follow_suit_last_k", self.follow_suit_last_k, 1, NUM_TRICKS)
+            if not self.follow_suit:
+                raise ValueError("follow_suit_last_k needs follow_suit=True")
+        _one_of("target", self.target, TARGETS)
+        _bool("point_multipliers", self.point_multipliers)
+        self._check_multiplier_table()
+        _one_of("cappotto", self.cappotto, CAPPOTTO_MODES)
+        _int_in("cappotto_multiplier", self.cappotto_multiplier, 1, 10)
+        _one_of("ten_card", self.ten_card, TEN_CARD_VARIANTS)
+        _one_of("partner_payoff", self.partner_payoff, PARTNER_PAYOFFS)
+        table = self.payoff_table
+        if table is None:
+            object.__setattr__(self, "payoff_table", PayoffTable.standard(self.partner_payoff))
+        elif isinstance(table, dict):
+            object.__setattr__(self, "payoff_table", PayoffTable(**table))
+        elif not isinstance(table, PayoffTable):
+            raise ValueError(f"payoff_table must be a PayoffTable, a dict or None; got {table!r}")
+        table = self.payoff_table
+        expected_partner = table.caller if self.partner_payoff == "equal" else table.caller / 2
+        if table.partner != expected_partner:
+            raise ValueError(
+                f"partner_payoff={self.partner_payoff!r} means the partner gets {expected_partner} when the caller "
+                f"gets {table.caller}, but payoff_table.partner is {table.partner}; "
+                f"use PayoffTable.standard({self.partner_payoff!r}) or fix the table"
+            )
+
+    def _check_multiplier_table(self) -> None:
+        table = self.multiplier_table
+        ok = isinstance(table, (tuple, list)) and len(table) > 0 and all(
+            isinstance(row, (tuple, list)) and len(row) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in row) for row in table
+        )
+        lows = [row[0] for row in table] if ok else []
+        if not ok or lows[0] != MIN_POINTS or lows != sorted(set(lows)) or lows[-1] > MAX_POINTS \
+                or any(row[1] < 1 for row in table):
+            raise ValueError(
+                "multiplier_table must be (lowest bid, multiplier) pairs of ints, lowest bids strictly "
+                f"ascending from 61 up to at most 120, multipliers >= 1; got {table!r}"
+            )
+        object.__setattr__(self, "multiplier_table", tuple(tuple(row) for row in table))
+
+    def multiplier_for_points(self, points: int) -> int:
+        """Multiplier for a contract at ``points`` (1 when multipliers are off)."""
+        if not self.point_multipliers:
+            return 1
+        return [m for low, m in self.multiplier_table if points >= low][-1]
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "RulesConfig":
+        """Build from a plain dict (e.g. a YAML section); unknown keys are an error."""
+        if not isinstance(values, dict):
+            raise ValueError(f"rules must be a mapping of field names to values; got {type(values).__name__}")
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise ValueError(f"unknown rules key(s) {unknown}; allowed keys: {', '.join(known)}")
+        values = dict(values)
+        if isinstance(values.get("multiplier_table"), list):
+            values["multiplier_table"] = tuple(tuple(r) if isinstance(r, list) else r
+                                               for r in values["multiplier_table"])
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def replace(self, **changes) -> "RulesConfig":
+        """A copy with some fields changed (validated again)."""
+        unknown = sorted(set(changes) - {f.name for f in fields(self)})
+        if unknown:
+            raise ValueError(f"unknown rules key(s) {unknown}; allowed keys: {', '.join(f.name for f in fields(self))}")
+        if "partner_payoff" in changes and "payoff_table" not in changes:
+            changes["payoff_table"] = None  # re-derive the standard table for the new partner rule
+        return replace(self, **changes)
+
+
+PRESETS: dict[str, dict] = {
+    "standard": {},  # RULES.md defaults: rank auction then points, exact call, free play
+    "seven": {"ten_card": "seven"},  # regional deck order: the 7 is the ten-point card
+    "rank_only": {"bidding": "rank_only"},  # no points auction: after the 2 only passes
+    "points_only": {"bidding": "points_only"},  # auction in points from 61, then call any card
+    "points_only_70": {"bidding": "points_only", "min_point_bid": 70},  # regions opening at 70
+    "at_least": {"call_rule": "at_least", "first_leader": "caller"},  # call that rank or stronger; caller leads
+    "lenient": {"target": 60, "all_pass": "last_forced"},  # 60 is enough; somebody must play every hand
+    "follow_suit_endgame": {"follow_suit": True, "follow_suit_last_k": 3},  # house rule in the last tricks
+    "equal_partner": {"partner_payoff": "equal", "cappotto_multiplier": 3},  # partner scores as caller; cappotto x3
+    "no_self_call": {"allow_self_call": False, "cappotto": "tricks"},  # no solo; cappotto counts tricks
+}
+
+
+def preset(name: str, **overrides) -> RulesConfig:
+    """A named regional setup, optionally with some fields overridden."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown rules preset {name!r}; presets: {', '.join(PRESETS)}")
+    return RulesConfig.from_dict({**PRESETS[name], **overrides})
