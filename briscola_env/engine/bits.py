@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import CALL_OFFSET, NUM_ACTIONS, PLAY_OFFSET
+from ..actions import NUM_ACTIONS
 from ..cards import NUM_CARDS, NUM_FACES, NUM_SUITS
 
 WORD = 64
@@ -42,17 +42,21 @@ def action_range(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return ACTION_PREFIX[hi] & ~ACTION_PREFIX[np.minimum(lo, hi)]
 
 
-def cards_to_actions(cards: np.ndarray, offset: int) -> np.ndarray:
-    """Shift card sets ``(N,)`` to the action ids ``offset + card`` as ``(N, 3)`` words."""
-    out = np.zeros(cards.shape + (NUM_WORDS,), dtype=np.uint64)
+def put_card_actions(legal: np.ndarray, g: np.ndarray, cards: np.ndarray, offset: int) -> None:
+    """Set the action sets ``legal[g]`` (``(B, 3)`` words) to the ids ``offset + c``
+    for the cards ``c`` of ``cards``, clearing every other action."""
+    flat = legal.reshape(-1)  # flat indices: 2-D fancy indexing is several times slower
+    base = g * NUM_WORDS
     word, shift = divmod(offset, WORD)
-    out[..., word] = cards << np.uint64(shift)  # bits past 64 fall off here ...
-    if shift + NUM_CARDS > WORD:
-        out[..., word + 1] = cards >> np.uint64(WORD - shift)  # ... and land here
-    return out
+    for w in range(NUM_WORDS):
+        if w == word:
+            flat[base + w] = cards << np.uint64(shift)  # bits past 64 fall off here ...
+        elif w == word + 1 and shift + NUM_CARDS > WORD:
+            flat[base + w] = cards >> np.uint64(WORD - shift)  # ... and land here
+        else:
+            flat[base + w] = 0
 
 
-assert (CALL_OFFSET // WORD, PLAY_OFFSET // WORD) == (1, 1)
 
 
 def to_bool(words: np.ndarray, width: int) -> np.ndarray:
@@ -79,10 +83,12 @@ def select_bit(word: np.ndarray, k: np.ndarray) -> np.ndarray:
     pos = np.zeros(word.shape, dtype=np.uint64)
     k = k.astype(np.uint8)
     for width in (32, 16, 8, 4, 2, 1):
-        below = np.bitwise_count((word >> pos) & np.uint64((1 << width) - 1))
+        below = np.bitwise_count(word & np.uint64((1 << width) - 1))
         right = k >= below
-        k = k - below * right
-        pos = pos + np.uint64(width) * right
+        k -= below * right
+        shift = right.astype(np.uint64) * np.uint64(width)
+        pos += shift
+        word = word >> shift
     return pos.astype(np.int64)
 
 
@@ -91,15 +97,14 @@ def sample_actions(words: np.ndarray, uniform: np.ndarray) -> np.ndarray:
 
     ``uniform`` holds one U[0, 1) draw per row. Rows with an empty set get -1.
     """
-    counts = popcount(words).astype(np.int64)  # (N, 3)
-    total = counts.sum(axis=1)
+    counts = [np.bitwise_count(words[:, j]).astype(np.int64) for j in range(NUM_WORDS)]
+    total = sum(counts)
     k = np.minimum((uniform * total).astype(np.int64), np.maximum(total - 1, 0))
     w = np.zeros(len(words), dtype=np.int64)
-    for j in range(1, NUM_WORDS):  # which word holds the k-th bit
-        step = k >= counts[:, j - 1]
-        step &= w == j - 1
-        k = k - counts[:, j - 1] * step
-        w = w + step
-    chosen = words[np.arange(len(words)), w]
+    for j in range(NUM_WORDS - 1):  # move on to word j+1 while k is past word j
+        past = (k >= counts[j]) & (w == j)
+        k -= counts[j] * past
+        w += past
+    chosen = words.reshape(-1)[np.arange(len(words)) * NUM_WORDS + w]
     actions = w * WORD + select_bit(chosen, k)
     return np.where(total > 0, actions, -1)

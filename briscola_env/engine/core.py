@@ -14,7 +14,7 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_to_text
 from ..cards import NUM_SEATS
 from ..rules import RulesConfig
-from .bits import sample_actions
+from .bits import NUM_WORDS, sample_actions
 from .deal import check_deals, deal_from_seeds, hand_bits
 from .legal import set_auction_legal
 from .phases import apply_auction, apply_call, apply_play
@@ -81,7 +81,8 @@ def step_inplace(state: State, actions, active=None) -> State:
     _check_legal(state, g, a)
 
     tables = rule_tables(state.rules)
-    state.rewards[g] = 0
+    # No need to clear rewards: they are only ever set on a game's last step,
+    # and a finished game never steps again (reset_done gives it fresh zeros).
     phase = state.phase[g]
     for p, apply in _APPLY.items():
         in_phase = phase == p
@@ -93,7 +94,7 @@ def step_inplace(state: State, actions, active=None) -> State:
 def _check_legal(state: State, g: np.ndarray, a: np.ndarray) -> None:
     in_range = (a >= 0) & (a < NUM_ACTIONS)
     safe = np.where(in_range, a, 0).astype(np.uint64)
-    words = state._legal[g, (safe >> np.uint64(6)).astype(np.intp)]
+    words = state._legal.reshape(-1)[g * NUM_WORDS + (safe >> np.uint64(6)).astype(np.intp)]
     ok = in_range & (((words >> (safe & np.uint64(63))) & np.uint64(1)) != 0)
     if ok.all():
         return

@@ -75,8 +75,8 @@ def check_deals(deals, dealers) -> tuple[np.ndarray, np.ndarray]:
 
 def hand_bits(deals: np.ndarray) -> np.ndarray:
     """``(B, 5) uint64`` card sets from ``(B, 40)`` deals."""
-    held = deals[:, None, :] == np.arange(NUM_SEATS)[None, :, None]  # (B, 5, 40)
-    return np.bitwise_or.reduce(np.where(held, CARD_BIT, np.uint64(0)), axis=2)
+    held = deals[:, None, :] == np.arange(NUM_SEATS, dtype=deals.dtype)[None, :, None]  # (B, 5, 40)
+    return (held * CARD_BIT).sum(axis=2, dtype=np.uint64)  # distinct bits: the sum is their union
 
 
 def hands_to_deal(hands) -> np.ndarray:

@@ -24,7 +24,7 @@ NO_SEAT = -1
 @dataclass(frozen=True)
 class RuleTables:
     bid_lo: np.ndarray  # (71,) lowest legal bid id given the standing bid id (0 = none)
-    bid_hi: int  # one past the highest legal bid id in this bidding mode
+    bid_hi: np.ndarray  # (71,) one past the highest legal bid id given the standing bid id
     callable_cards: np.ndarray  # (71,) uint64 card set the caller may name, given the winning bid id
     rank_bid_cards: np.ndarray  # (10,) uint64 callable cards of each rank bid level (for allow_self_call=False)
     next_speaker: np.ndarray  # (5, 32) first seat after s (cyclically, s itself last) not in the passed set
@@ -35,17 +35,21 @@ class RuleTables:
     follow_from_trick: int  # follow suit is compulsory from this trick index on (8 = never)
 
 
-def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, int]:
+def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Legal bids given the standing bid ``h``: the ids ``lo[h] .. hi[h]-1``."""
     first_rank, last_rank = RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS - 1
     lo = np.arange(NUM_BID_STATES, dtype=np.int64) + 1  # a later bid is strictly larger
+    hi = np.full(NUM_BID_STATES, NUM_BID_STATES, dtype=np.int64)
     if rules.bidding == "points_only":
         lo[0] = point_bid(rules.min_point_bid)
-        return lo, NUM_BID_STATES
+        return lo, hi
     lo[0] = first_rank
     if rules.bidding == "rank_only":
-        return lo, last_rank + 1
-    lo[last_rank] = point_bid(MIN_POINTS + 1)  # after the 2: "more than 61", so 62
-    return lo, NUM_BID_STATES
+        hi[:] = last_rank + 1
+        return lo, hi
+    hi[:last_rank] = last_rank + 1  # ranks only until the 2 stands ...
+    lo[last_rank] = point_bid(MIN_POINTS + 1)  # ... then points, from "more than 61"
+    return lo, hi
 
 
 @lru_cache(maxsize=64)

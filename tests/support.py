@@ -1,0 +1,94 @@
+"""Shared test helpers: rule configs to sweep, a random policy, and playing the
+same games through the batched engine and the scalar reference side by side."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+
+from briscola_env import engine
+from briscola_env.actions import NUM_ACTIONS, PASS
+from briscola_env.reference import ReferenceGame
+from briscola_env.rules import PRESETS, RulesConfig, preset
+
+# One config per preset, plus one per non-default value of every variant field.
+VARIANT_VALUES = {
+    "bidding": ["rank_only", "points_only"],
+    "min_point_bid": [70],  # only meaningful with points_only
+    "all_pass": ["last_forced"],
+    "call_rule": ["at_least"],
+    "allow_self_call": [False],
+    "first_leader": ["caller"],
+    "follow_suit": [True],
+    "follow_suit_last_k": [2],
+    "target": [60],
+    "point_multipliers": [False],
+    "multiplier_table": [((61, 1), (80, 3), (100, 7))],
+    "cappotto": ["tricks", "off"],
+    "cappotto_multiplier": [3],
+    "ten_card": ["seven"],
+    "partner_payoff": ["equal"],
+    "payoff_table": [{"caller": 3, "partner": 1.5, "defender": -1, "solo_caller": 6, "solo_defender": -2}],
+}
+_NEEDS = {"min_point_bid": {"bidding": "points_only"}, "follow_suit_last_k": {"follow_suit": True}}
+assert set(VARIANT_VALUES) == {f.name for f in fields(RulesConfig)}, "every rules field must be swept"
+
+
+def rule_configs() -> dict[str, RulesConfig]:
+    configs = {f"preset:{name}": preset(name) for name in PRESETS}
+    for key, values in VARIANT_VALUES.items():
+        for value in values:
+            configs[f"{key}={value}"] = RulesConfig.from_dict({**_NEEDS.get(key, {}), key: value})
+    return configs
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator, pass_prob: float = 0.5) -> np.ndarray:
+    """A random legal action per row of ``mask``; pass with ``pass_prob`` when it is
+    legal (so that auctions end at every level), else uniform over the others."""
+    noise = rng.random(mask.shape)
+    take_pass = mask[:, PASS] & (rng.random(len(mask)) < pass_prob)
+    others = mask.copy()
+    others[:, PASS] &= ~mask[:, 1:].any(axis=1)  # pass counts as "other" only when it is all there is
+    choice = np.where(others, noise, -1.0).argmax(axis=1)
+    return np.where(take_pass, PASS, choice)
+
+
+def ref_mask(game: ReferenceGame) -> np.ndarray:
+    mask = np.zeros(NUM_ACTIONS, dtype=bool)
+    mask[game.legal_actions()] = True
+    return mask
+
+
+def play_both(rules: RulesConfig, seeds: np.ndarray, rng: np.random.Generator, pass_prob: float = 0.5):
+    """Play the games of ``seeds`` through the engine and the reference with the
+    same random actions, checking them against each other at every step.
+
+    Returns the final engine state and the reference games."""
+    state = engine.init(seeds, rules)
+    deals, dealers = engine.deal_from_seeds(seeds)
+    games = [ReferenceGame(rules, d.tolist(), int(k)) for d, k in zip(deals, dealers)]
+    while True:
+        mask = state.legal_action_mask
+        live = ~state.terminated
+        for b, game in enumerate(games):
+            assert game.terminated == state.terminated[b], f"game {b}: terminated differs"
+            if game.terminated:
+                continue
+            assert game.current_player == state.current_player[b], f"game {b}: current player differs"
+            expected = ref_mask(game)
+            if not np.array_equal(expected, mask[b]):
+                diff = np.flatnonzero(expected != mask[b]).tolist()
+                raise AssertionError(f"{rules}\ngame {b} (seed {seeds[b]}), phase {game.phase}: legal masks differ "
+                                     f"at actions {diff}; reference {game.legal_actions()}, "
+                                     f"engine {np.flatnonzero(mask[b]).tolist()}\nauction {game.auction}\n"
+                                     f"tricks {game.tricks}")
+        if not live.any():
+            return state, games
+        # Let some games sit out some steps, so that games finish at different times.
+        active = live & (rng.random(len(live)) < 0.9)
+        actions = random_actions(mask, rng, pass_prob)
+        actions[~live] = -1  # finished games' actions must be ignored
+        state = engine.step(state, actions, active)
+        for b in np.flatnonzero(active):
+            games[b].step(int(actions[b]))
