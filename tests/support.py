@@ -8,7 +8,8 @@ from dataclasses import fields
 import numpy as np
 
 from briscola_env import engine
-from briscola_env.actions import NUM_ACTIONS, PASS
+from briscola_env.actions import NUM_ACTIONS, PASS, text_to_action
+from briscola_env.cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, NUM_TRICKS, card_str, parse_cards
 from briscola_env.reference import ReferenceGame
 from briscola_env.rules import PRESETS, RulesConfig, preset
 
@@ -92,3 +93,82 @@ def play_both(rules: RulesConfig, seeds: np.ndarray, rng: np.random.Generator, p
         state = engine.step(state, actions, active)
         for b in np.flatnonzero(active):
             games[b].step(int(actions[b]))
+
+
+# --- Scripted hands, for the scenario tests -----------------------------------
+
+def cards(text: str) -> list[int]:
+    """Card ids from compact forms, ASCII suits allowed: ``"Ac 3d Rs"``."""
+    return parse_cards(text)
+
+
+def deal_with(dealt: dict[int, str]) -> list[list[int]]:
+    """Five hands: the cards given per seat, the rest of the deck filled in
+    card-id order into the seats with room left."""
+    hands = [cards(dealt.get(seat, "")) for seat in range(NUM_SEATS)]
+    rest = [c for c in range(NUM_CARDS) if all(c not in h for h in hands)]
+    for hand in hands:
+        while len(hand) < CARDS_PER_HAND:
+            hand.append(rest.pop(0))
+    return hands
+
+
+def scripted_tricks(tricks) -> list[list[int]]:
+    """``by_seat[s][t]``, the card seat ``s`` plays in trick ``t``, from eight
+    ``(winner, winning card, "four other cards")`` rows; the other cards go to
+    the other seats in seat order."""
+    by_seat = [[-1] * NUM_TRICKS for _ in range(NUM_SEATS)]
+    for t, (winner, top, others) in enumerate(tricks):
+        by_seat[winner][t] = cards(top)[0]
+        for seat, card in zip([s for s in range(NUM_SEATS) if s != winner], cards(others)):
+            by_seat[seat][t] = card
+    return by_seat
+
+
+class Table:
+    """One game run through the engine (batch of 1) and the reference side by
+    side; every action is checked to leave both with the same legal actions."""
+
+    def __init__(self, rules: RulesConfig, hands: list[list[int]], dealer: int):
+        deal = engine.hands_to_deal(hands)
+        self.rules = rules
+        self.state = engine.init_from_deals(deal[None], np.array([dealer]), rules)
+        self.game = ReferenceGame(rules, deal.tolist(), dealer)
+        self._check()
+
+    @classmethod
+    def scripted(cls, rules: RulesConfig, tricks, dealer: int) -> "Table":
+        table = cls(rules, [sorted(h) for h in scripted_tricks(tricks)], dealer)
+        table.by_seat = scripted_tricks(tricks)
+        return table
+
+    @property
+    def legal(self) -> list[int]:
+        return np.flatnonzero(self.state.legal_action_mask[0]).tolist()
+
+    def act(self, *texts: str) -> "Table":
+        for text in texts:
+            action = text_to_action(text, self.rules.ten_card)
+            self.state = engine.step(self.state, np.array([action]))
+            self.game.step(action)
+            self._check()
+        return self
+
+    def play_tricks(self, until_trick: int = NUM_TRICKS, cards_in_trick: int = 0) -> "Table":
+        """Play the scripted cards up to trick ``until_trick`` (0-based) with
+        ``cards_in_trick`` cards of it on the table."""
+        s = self.state
+        while not s.terminated[0] and (s.trick_index[0], s.trick_size[0]) < (until_trick, cards_in_trick):
+            seat = s.current_player[0]
+            self.act(f"play {card_str(self.by_seat[seat][s.trick_index[0]])}")
+            s = self.state
+        return self
+
+    @property
+    def payoffs(self) -> list[float]:
+        return self.state.rewards[0].tolist()
+
+    def _check(self) -> None:
+        assert np.array_equal(self.state.legal_action_mask[0], ref_mask(self.game))
+        assert self.state.current_player[0] == self.game.current_player
+        assert np.allclose(self.state.rewards[0], self.game.payoffs)
