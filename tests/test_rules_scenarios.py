@@ -207,7 +207,7 @@ def test_the_called_suit_is_trump_and_its_holder_the_partner():
 
 def test_the_partner_is_revealed_when_the_called_card_is_played():
     table = Table.scripted(STANDARD, TRICKS_78, DEALER).act(*RANK_AUCTION_ACE)
-    table.play_tricks(3, 1)  # seat 1 wins trick 2's ... the Asso di Coppe is still in hand
+    table.play_tricks(3, 1)  # seat 0 has led trick 3; seat 1 still holds the Asso di Coppe
     assert not table.state.partner_revealed[0]
     table.play_tricks(3, 5)
     assert table.state.partner_revealed[0] and table.game.partner_revealed

@@ -1,62 +1,32 @@
-"""Sets of cards and of actions as bit masks in ``uint64`` words.
+"""Sets of cards and of legal actions as bit masks in ``uint64`` words.
 
-A set of cards is one ``uint64`` with bit ``c`` for card ``c``. A set of
-actions (151 ids) is three words, ``(..., 3) uint64``, bit ``a % 64`` of word
-``a // 64``. Bit masks let the engine build and test legal sets with a few
-whole-batch integer operations instead of ``(B, 151)`` boolean arrays, which
-dominate the cost of a step at large batch sizes.
+A set of cards is one ``uint64`` with bit ``c`` for card ``c``.
+
+The legal actions of a game are stored as ``(bits, base, pass_ok)``: bit ``j``
+of ``bits`` stands for action ``base + j``, and ``pass_ok`` says whether the
+pass (action 0) is legal. One word is enough because the legal actions other
+than the pass always lie within 64 consecutive ids: the bids still open (at
+most the 60 point bids), the cards that may be called, or the cards that may
+be played. Building, testing and sampling legal sets then takes a few
+whole-batch integer operations; the ``(B, 151)`` boolean mask is only built
+when asked for, as it costs more than a whole engine step at large batches.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS
+from ..actions import NUM_ACTIONS, PASS
 from ..cards import NUM_CARDS, NUM_FACES, NUM_SUITS
 
 WORD = 64
-NUM_WORDS = (NUM_ACTIONS + WORD - 1) // WORD  # 3
 ONE = np.uint64(1)
 
 CARD_BIT = ONE << np.arange(NUM_CARDS, dtype=np.uint64)  # bit of each card id
 SUIT_BITS = np.array([((1 << NUM_FACES) - 1) << (NUM_FACES * s) for s in range(NUM_SUITS)],
                      dtype=np.uint64)  # the 10 cards of each suit
 ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)
-
-
-def _prefix_words() -> np.ndarray:
-    """PREFIX[n] = action set {0, .., n-1}, as words, for n in 0..151."""
-    out = np.zeros((NUM_ACTIONS + 1, NUM_WORDS), dtype=np.uint64)
-    for n in range(NUM_ACTIONS + 1):
-        for w in range(NUM_WORDS):
-            k = min(max(n - WORD * w, 0), WORD)
-            out[n, w] = (1 << k) - 1
-    return out
-
-
-ACTION_PREFIX = _prefix_words()
-
-
-def action_range(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Action sets {lo, .., hi-1} as ``(N, 3)`` words (empty when ``lo >= hi``)."""
-    return ACTION_PREFIX[hi] & ~ACTION_PREFIX[np.minimum(lo, hi)]
-
-
-def put_card_actions(legal: np.ndarray, g: np.ndarray, cards: np.ndarray, offset: int) -> None:
-    """Set the action sets ``legal[g]`` (``(B, 3)`` words) to the ids ``offset + c``
-    for the cards ``c`` of ``cards``, clearing every other action."""
-    flat = legal.reshape(-1)  # flat indices: 2-D fancy indexing is several times slower
-    base = g * NUM_WORDS
-    word, shift = divmod(offset, WORD)
-    for w in range(NUM_WORDS):
-        if w == word:
-            flat[base + w] = cards << np.uint64(shift)  # bits past 64 fall off here ...
-        elif w == word + 1 and shift + NUM_CARDS > WORD:
-            flat[base + w] = cards >> np.uint64(WORD - shift)  # ... and land here
-        else:
-            flat[base + w] = 0
-
-
+LOW_BITS = np.array([(1 << n) - 1 for n in range(WORD + 1)], dtype=np.uint64)  # LOW_BITS[n]: bits 0..n-1
 
 
 def to_bool(words: np.ndarray, width: int) -> np.ndarray:
@@ -65,17 +35,27 @@ def to_bool(words: np.ndarray, width: int) -> np.ndarray:
     return np.unpackbits(as_bytes, axis=-1, count=width, bitorder="little").view(bool)
 
 
-def from_bool(mask: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`to_bool`: ``(..., n)`` bool -> ``(..., ceil(n/64))`` uint64 words."""
-    n = mask.shape[-1]
-    nwords = (n + WORD - 1) // WORD
-    padded = np.zeros(mask.shape[:-1] + (nwords * WORD,), dtype=bool)
-    padded[..., :n] = mask
-    return np.packbits(padded, axis=-1, bitorder="little").view("<u8").astype(np.uint64)
+def legal_mask(bits: np.ndarray, base: np.ndarray, pass_ok: np.ndarray) -> np.ndarray:
+    """The ``(N, 151)`` bool mask of legal sets ``(bits, base, pass_ok)``."""
+    # Shift each word to its place in a 192-bit row of three words, then unpack.
+    n = len(bits)
+    rows = np.zeros((n, 3), dtype=np.uint64)
+    word, shift = np.divmod(base.astype(np.int64), WORD)
+    shift = shift.astype(np.uint64)
+    flat = rows.reshape(-1)
+    at = np.arange(n) * 3 + word
+    flat[at] = bits << shift
+    flat[at + 1] |= bits >> (np.uint64(WORD) - shift)  # a shift by 64 gives 0 in NumPy
+    flat[np.arange(n) * 3] |= pass_ok.astype(np.uint64) << np.uint64(PASS)
+    return to_bool(rows, NUM_ACTIONS)
 
 
-def popcount(words: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(words)
+def contains(bits: np.ndarray, base: np.ndarray, pass_ok: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """Whether each action (int64, any value) is in its legal set."""
+    j = actions - base
+    in_word = (j >= 0) & (j < WORD)
+    bit = (bits >> np.where(in_word, j, 0).astype(np.uint64)) & ONE
+    return np.where(actions == PASS, pass_ok, in_word & (bit != 0))
 
 
 def select_bit(word: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -92,19 +72,15 @@ def select_bit(word: np.ndarray, k: np.ndarray) -> np.ndarray:
     return pos.astype(np.int64)
 
 
-def sample_actions(words: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """One action per row, uniform over the set bits of ``(N, 3)`` action words.
+def sample(bits: np.ndarray, base: np.ndarray, pass_ok: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """One action per game, uniform over its legal set (-1 if it is empty).
 
-    ``uniform`` holds one U[0, 1) draw per row. Rows with an empty set get -1.
+    ``uniform`` holds one U[0, 1) draw per game. The pass, when legal, is
+    taken as the last element of the set.
     """
-    counts = [np.bitwise_count(words[:, j]).astype(np.int64) for j in range(NUM_WORDS)]
-    total = sum(counts)
-    k = np.minimum((uniform * total).astype(np.int64), np.maximum(total - 1, 0))
-    w = np.zeros(len(words), dtype=np.int64)
-    for j in range(NUM_WORDS - 1):  # move on to word j+1 while k is past word j
-        past = (k >= counts[j]) & (w == j)
-        k -= counts[j] * past
-        w += past
-    chosen = words.reshape(-1)[np.arange(len(words)) * NUM_WORDS + w]
-    actions = w * WORD + select_bit(chosen, k)
+    in_word = np.bitwise_count(bits).astype(np.int64)
+    total = in_word + pass_ok
+    k = np.minimum((uniform * total).astype(np.int64), total - 1)  # u * total can round up to total
+    actions = base + select_bit(bits, k)
+    actions = np.where(k >= in_word, PASS, actions)
     return np.where(total > 0, actions, -1)

@@ -14,11 +14,11 @@ import numpy as np
 from ..actions import NUM_ACTIONS, action_to_text
 from ..cards import NUM_SEATS
 from ..rules import RulesConfig
-from .bits import NUM_WORDS, sample_actions
-from .deal import check_deals, deal_from_seeds, hand_bits
+from .bits import contains, sample
+from .deal import check_deals, hand_bits, seeded_hands
 from .legal import set_auction_legal
 from .phases import apply_auction, apply_call, apply_play
-from .state import AUCTION, CALL, PHASE_NAMES, PLAY, State, empty_state
+from .state import AUCTION, CALL, PHASE_NAMES, PLAY, State, clear_games, empty_state
 from .tables import rule_tables
 
 _APPLY = {AUCTION: apply_auction, CALL: apply_call, PLAY: apply_play}
@@ -34,20 +34,26 @@ def _rules(rules: Optional[RulesConfig]) -> RulesConfig:
 
 def init_from_deals(deals, dealers, rules: Optional[RulesConfig] = None) -> State:
     """New games from given deals (``(B, 40)``: the seat holding each card) and dealers ``(B,)``."""
-    rules = _rules(rules)
     deals, dealers = check_deals(deals, dealers)
-    state = empty_state(rules, len(deals))
-    state.dealer[:] = dealers
-    state.current_player[:] = (dealers + 1) % NUM_SEATS
-    state.hidden.hand_bits[:] = hand_bits(deals)
-    set_auction_legal(state, rule_tables(rules), np.arange(len(deals)))
+    state = empty_state(_rules(rules), len(deals))
+    _deal(state, np.arange(len(deals)), hand_bits(deals), dealers)
     return state
 
 
 def init(seeds, rules: Optional[RulesConfig] = None) -> State:
     """New games, one per seed: each game's deal and dealer depend on its seed alone."""
-    deals, dealers = deal_from_seeds(seeds)
-    return init_from_deals(deals, dealers, rules)
+    hands, dealers = seeded_hands(seeds)
+    state = empty_state(_rules(rules), len(hands))
+    _deal(state, np.arange(len(hands)), hands, dealers)
+    return state
+
+
+def _deal(state: State, g: np.ndarray, hands: np.ndarray, dealers: np.ndarray) -> None:
+    """Start fresh hands in the games ``g`` (whose fields are at their starting values)."""
+    state.dealer[g] = dealers
+    state.current_player[g] = (dealers + 1) % NUM_SEATS
+    state.hidden.hand_bits[g] = hands
+    set_auction_legal(state, rule_tables(state.rules), g)
 
 
 def step(state: State, actions, active=None) -> State:
@@ -92,17 +98,15 @@ def step_inplace(state: State, actions, active=None) -> State:
 
 
 def _check_legal(state: State, g: np.ndarray, a: np.ndarray) -> None:
-    in_range = (a >= 0) & (a < NUM_ACTIONS)
-    safe = np.where(in_range, a, 0).astype(np.uint64)
-    words = state._legal.reshape(-1)[g * NUM_WORDS + (safe >> np.uint64(6)).astype(np.intp)]
-    ok = in_range & (((words >> (safe & np.uint64(63))) & np.uint64(1)) != 0)
+    ok = contains(state._legal_bits[g], state._legal_base[g], state._pass_ok[g], a)
     if ok.all():
         return
     i = int(np.argmin(ok))
     game, action = int(g[i]), int(a[i])
     ten = state.rules.ten_card
     legal = [action_to_text(x, ten) for x in np.flatnonzero(state.legal_action_mask[game])]
-    what = f"{action} ({action_to_text(action, ten)!r})" if in_range[i] else f"{action} (not an action id 0..150)"
+    in_range = 0 <= action < NUM_ACTIONS
+    what = f"{action} ({action_to_text(action, ten)!r})" if in_range else f"{action} (not an action id 0..150)"
     raise ValueError(
         f"game {game}: illegal action {what} for player {state.current_player[game]} in phase "
         f"{PHASE_NAMES[state.phase[game]]!r}; legal actions: {', '.join(legal)}"
@@ -117,10 +121,11 @@ def reset_done(state: State, seeds) -> State:
         raise ValueError(f"seeds must have shape ({state.batch_size},), one per game; got {seeds.shape}")
     done = np.flatnonzero(state.terminated)
     if done.size:
-        state.put(done, init(seeds[done], state.rules))
+        clear_games(state, done)
+        _deal(state, done, *seeded_hands(seeds[done]))
     return state
 
 
 def random_actions(state: State, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per game (-1 for finished games)."""
-    return sample_actions(state._legal, rng.random(state.batch_size))
+    return sample(state._legal_bits, state._legal_base, state._pass_ok, rng.random(state.batch_size))

@@ -37,17 +37,30 @@ def as_seeds(seeds) -> np.ndarray:
     return seeds.astype(np.uint64)
 
 
-def deal_from_seeds(seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(deals (B, 40) int8, dealers (B,) int8)``: a uniform shuffle and dealer per seed."""
+def _shuffle(seeds) -> tuple[np.ndarray, np.ndarray]:
+    """``(order (B, 40), dealers (B,))``: cards ``order[b, 8s:8s+8]`` go to seat ``s``."""
     seeds = as_seeds(seeds)
     base = splitmix64(seeds)
     with np.errstate(over="ignore"):
         keys = splitmix64(base[:, None] + np.arange(1, NUM_CARDS + 1, dtype=np.uint64))
         dealers = (splitmix64(base ^ _DEALER_STREAM) % np.uint64(NUM_SEATS)).astype(np.int8)
-    # Sorting iid random keys gives a uniform permutation; card order[j] goes to seat j // 8.
-    order = np.argsort(keys, axis=1)
-    deals = np.empty((len(seeds), NUM_CARDS), dtype=np.int8)
-    np.put_along_axis(deals, order, (np.arange(NUM_CARDS) // CARDS_PER_HAND).astype(np.int8)[None, :], axis=1)
+    # Sorting iid random keys gives a uniform permutation of the deck.
+    return np.argsort(keys, axis=1), dealers
+
+
+def seeded_hands(seeds) -> tuple[np.ndarray, np.ndarray]:
+    """``(hand_bits (B, 5) uint64, dealers (B,) int8)``, one uniform deal per seed."""
+    order, dealers = _shuffle(seeds)
+    hands = CARD_BIT[order].reshape(-1, NUM_SEATS, CARDS_PER_HAND)
+    return hands.sum(axis=2, dtype=np.uint64), dealers  # distinct bits: the sum is their union
+
+
+def deal_from_seeds(seeds) -> tuple[np.ndarray, np.ndarray]:
+    """``(deals (B, 40) int8, dealers (B,) int8)``: the deal of each seed as each card's seat."""
+    order, dealers = _shuffle(seeds)
+    deals = np.empty(order.shape, dtype=np.int8)
+    seat_of_position = (np.arange(NUM_CARDS) // CARDS_PER_HAND).astype(np.int8)
+    np.put_along_axis(deals, order, seat_of_position[None, :], axis=1)
     return deals, dealers
 
 

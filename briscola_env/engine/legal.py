@@ -1,18 +1,19 @@
 """Legal action sets of the player to act, per phase, for a subset of games.
 
 Each function takes the state and ``g``, an index array of games in that
-phase, and writes ``state._legal[g]`` (the bits.py action-set layout).
-Indexing goes through flat views (``g * width + column``): NumPy's 2-D fancy
-indexing costs several times more, and these run on every step.
+phase, and writes their legal sets (``_legal_bits``, ``_legal_base``,
+``_pass_ok``, as in bits.py). Indexing goes through flat views
+(``g * width + column``): NumPy's 2-D fancy indexing costs several times
+more, and these run on every step.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..actions import CALL_OFFSET, PASS, PLAY_OFFSET, RANK_BID_OFFSET
+from ..actions import CALL_OFFSET, PLAY_OFFSET, RANK_BID_OFFSET
 from ..cards import CARD_SUIT, NUM_SEATS, NUM_TRICKS
-from .bits import NUM_WORDS, SUIT_BITS, action_range, popcount, put_card_actions
+from .bits import LOW_BITS, SUIT_BITS, WORD
 from .state import State
 from .tables import RuleTables
 
@@ -25,26 +26,30 @@ def held_by(state: State, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
 def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     rules = state.rules
     high = state.high_bid[g]
-    words = action_range(tables.bid_lo[high], tables.bid_hi[high])
+    lo, hi = tables.bid_lo[high], tables.bid_hi[high]
+    bits = LOW_BITS[np.clip(hi - lo, 0, WORD)]
     if not rules.allow_self_call:
         # A rank bid is void of meaning if every card it lets him call is his own.
         hand = held_by(state, g, state.current_player[g])
+        hopeless = np.zeros(len(g), dtype=np.uint64)  # as a set of action ids
         for level, cards in enumerate(tables.rank_bid_cards, start=1):
             holds_all = (hand & cards) == cards
-            words[:, 0] &= ~(holds_all.astype(np.uint64) << np.uint64(RANK_BID_OFFSET + level - 1))
-    pass_ok = np.ones(len(g), dtype=np.uint64)
+            hopeless |= holds_all.astype(np.uint64) << np.uint64(RANK_BID_OFFSET + level - 1)
+        bits &= ~(hopeless >> lo.astype(np.uint64))
+    state._legal_bits[g] = bits
+    state._legal_base[g] = lo
     if rules.all_pass == "last_forced":
-        last_to_speak = (popcount(state._passed_bits[g]) == NUM_SEATS - 1) & (high == 0)
-        pass_ok[last_to_speak] = 0
-    words[:, 0] |= pass_ok << np.uint64(PASS)
-    state._legal[g] = words
+        last_to_speak = (np.bitwise_count(state._passed_bits[g]) == NUM_SEATS - 1) & (high == 0)
+        state._pass_ok[g] = ~last_to_speak
+    else:
+        state._pass_ok[g] = True
 
 
 def set_call_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     cards = tables.callable_cards[state.high_bid[g]]
     if not state.rules.allow_self_call:
         cards = cards & ~held_by(state, g, state.caller[g])
-    put_card_actions(state._legal, g, cards, CALL_OFFSET)
+    _set_cards(state, g, cards, CALL_OFFSET)
 
 
 def set_play_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
@@ -55,8 +60,15 @@ def set_play_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
         suited = hand & SUIT_BITS[CARD_SUIT[led]]
         must_follow = (state.trick_size[g] > 0) & (trick >= tables.follow_from_trick) & (suited != 0)
         hand = np.where(must_follow, suited, hand)
-    put_card_actions(state._legal, g, hand, PLAY_OFFSET)
+    _set_cards(state, g, hand, PLAY_OFFSET)
+
+
+def _set_cards(state: State, g: np.ndarray, cards: np.ndarray, offset: int) -> None:
+    state._legal_bits[g] = cards
+    state._legal_base[g] = offset
+    state._pass_ok[g] = False
 
 
 def clear_legal(state: State, g: np.ndarray) -> None:
-    state._legal[g] = 0
+    state._legal_bits[g] = 0
+    state._pass_ok[g] = False

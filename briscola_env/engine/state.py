@@ -12,10 +12,10 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, NUM_POINT_BIDS, NUM_RANK_LEVELS
+from ..actions import NUM_POINT_BIDS, NUM_RANK_LEVELS
 from ..cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from ..rules import RulesConfig
-from .bits import CARD_BIT, NUM_WORDS, to_bool
+from .bits import CARD_BIT, legal_mask
 
 # Phases, in the order a hand goes through them.
 AUCTION, CALL, PLAY, DONE = 0, 1, 2, 3
@@ -72,7 +72,9 @@ class State:
     hidden: Hidden
     # bookkeeping
     _passed_bits: np.ndarray  # (B,) uint8, bit s set once seat s has passed
-    _legal: np.ndarray  # (B, 3) uint64, legal action set of the current player (bits.py layout)
+    _legal_bits: np.ndarray  # (B,) uint64, the current player's legal actions: bit j = action _legal_base + j
+    _legal_base: np.ndarray  # (B,) int64, action id of bit 0 of _legal_bits
+    _pass_ok: np.ndarray  # (B,) bool, the pass is legal
     _best_seat: np.ndarray  # (B,) int8, seat winning the current trick so far, -1 = empty trick
     _best_card: np.ndarray  # (B,) int8, card winning the current trick so far, -1 = empty trick
     _trick_points: np.ndarray  # (B,) int16, points on the table
@@ -84,7 +86,7 @@ class State:
     @property
     def legal_action_mask(self) -> np.ndarray:
         """``(B, 151)`` bool, the current player's legal actions (all False once done)."""
-        return to_bool(self._legal, NUM_ACTIONS)
+        return legal_mask(self._legal_bits, self._legal_base, self._pass_ok)
 
     @property
     def passed(self) -> np.ndarray:
@@ -107,15 +109,14 @@ class State:
 
 
 def _arrays(state: State):
+    """``(key, array)`` for every array field; ``key`` as in ``_LAYOUT``."""
     for f in fields(State):
         value = getattr(state, f.name)
-        if isinstance(value, RulesConfig):
-            continue
         if isinstance(value, Hidden):
             for h in fields(Hidden):
                 yield ("hidden", h.name), getattr(value, h.name)
-        else:
-            yield (f.name,), value
+        elif isinstance(value, np.ndarray):
+            yield f.name, value
 
 
 def _map(state: State, fn) -> State:
@@ -124,46 +125,56 @@ def _map(state: State, fn) -> State:
     return State(rules=state.rules, hidden=hidden, **values)
 
 
+# Shape (after the batch axis), dtype and starting value of every array field.
+_LAYOUT = {
+    "phase": ((), np.int8, AUCTION),
+    "current_player": ((), np.int8, -1),
+    "dealer": ((), np.int8, -1),
+    "terminated": ((), bool, False),
+    "rewards": ((NUM_SEATS,), np.float32, 0),
+    "auction_actions": ((MAX_AUCTION_LENGTH,), np.int16, -1),
+    "auction_seats": ((MAX_AUCTION_LENGTH,), np.int8, -1),
+    "auction_length": ((), np.int16, 0),
+    "high_bid": ((), np.int16, 0),
+    "high_bidder": ((), np.int8, -1),
+    "caller": ((), np.int8, -1),
+    "called_card": ((), np.int8, -1),
+    "trump": ((), np.int8, -1),
+    "partner_revealed": ((), bool, False),
+    "trick_cards": ((NUM_TRICKS, NUM_SEATS), np.int8, -1),
+    "trick_leaders": ((NUM_TRICKS,), np.int8, -1),
+    "trick_winners": ((NUM_TRICKS,), np.int8, -1),
+    "trick_index": ((), np.int8, 0),
+    "trick_size": ((), np.int8, 0),
+    "captured_points": ((NUM_SEATS,), np.int16, 0),
+    "tricks_won": ((NUM_SEATS,), np.int8, 0),
+    "team_points": ((), np.int16, -1),
+    "contract_made": ((), bool, False),
+    "multiplier": ((), np.int16, 0),
+    ("hidden", "hand_bits"): ((NUM_SEATS,), np.uint64, 0),
+    ("hidden", "partner"): ((), np.int8, -1),
+    "_passed_bits": ((), np.uint8, 0),
+    "_legal_bits": ((), np.uint64, 0),
+    "_legal_base": ((), np.int64, 0),
+    "_pass_ok": ((), bool, False),
+    "_best_seat": ((), np.int8, -1),
+    "_best_card": ((), np.int8, -1),
+    "_trick_points": ((), np.int16, 0),
+}
+
+
 def empty_state(rules: RulesConfig, batch_size: int) -> State:
-    """A batch of games with every field at its 'nothing happened yet' value."""
-    B = batch_size
+    """A batch of games with every field at its starting value (and no cards dealt)."""
+    arrays = {key: np.full((batch_size,) + shape, value, dtype=dtype)
+              for key, (shape, dtype, value) in _LAYOUT.items()}
+    hidden = Hidden(**{key[1]: arrays.pop(key) for key in list(arrays) if isinstance(key, tuple)})
+    return State(rules=rules, hidden=hidden, **arrays)
 
-    def full(shape, value, dtype):
-        return np.full((B,) + shape, value, dtype=dtype)
 
-    return State(
-        rules=rules,
-        phase=full((), AUCTION, np.int8),
-        current_player=full((), -1, np.int8),
-        dealer=full((), -1, np.int8),
-        terminated=full((), False, bool),
-        rewards=full((NUM_SEATS,), 0, np.float32),
-        auction_actions=full((MAX_AUCTION_LENGTH,), -1, np.int16),
-        auction_seats=full((MAX_AUCTION_LENGTH,), -1, np.int8),
-        auction_length=full((), 0, np.int16),
-        high_bid=full((), 0, np.int16),
-        high_bidder=full((), -1, np.int8),
-        caller=full((), -1, np.int8),
-        called_card=full((), -1, np.int8),
-        trump=full((), -1, np.int8),
-        partner_revealed=full((), False, bool),
-        trick_cards=full((NUM_TRICKS, NUM_SEATS), -1, np.int8),
-        trick_leaders=full((NUM_TRICKS,), -1, np.int8),
-        trick_winners=full((NUM_TRICKS,), -1, np.int8),
-        trick_index=full((), 0, np.int8),
-        trick_size=full((), 0, np.int8),
-        captured_points=full((NUM_SEATS,), 0, np.int16),
-        tricks_won=full((NUM_SEATS,), 0, np.int8),
-        team_points=full((), -1, np.int16),
-        contract_made=full((), False, bool),
-        multiplier=full((), 0, np.int16),
-        hidden=Hidden(hand_bits=full((NUM_SEATS,), 0, np.uint64), partner=full((), -1, np.int8)),
-        _passed_bits=full((), 0, np.uint8),
-        _legal=full((NUM_WORDS,), 0, np.uint64),
-        _best_seat=full((), -1, np.int8),
-        _best_card=full((), -1, np.int8),
-        _trick_points=full((), 0, np.int16),
-    )
+def clear_games(state: State, g: np.ndarray) -> None:
+    """Set every field of the games ``g`` back to its starting value, in place."""
+    for key, array in _arrays(state):
+        array[g] = _LAYOUT[key][2]
 
 
 assert NUM_CARDS == NUM_TRICKS * NUM_SEATS

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..actions import (MAX_POINTS, MIN_POINTS, NUM_RANK_LEVELS, POINT_BID_OFFSET, RANK_BID_OFFSET,
                        bid_points, point_bid)
-from ..cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS, card_tables
+from ..cards import NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, card_tables
 from ..rules import RulesConfig
 from .bits import ALL_CARDS, CARD_BIT
 
@@ -33,6 +33,7 @@ class RuleTables:
     target: np.ndarray  # (71,) int16 points the caller's side needs, given the winning bid id
     multiplier: np.ndarray  # (71,) int16 bid multiplier, given the winning bid id
     follow_from_trick: int  # follow suit is compulsory from this trick index on (8 = never)
+    beats: np.ndarray  # (4 * 41 * 40,) bool, flat [trump, best card + 1, card]: card takes the trick from best
 
 
 def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -85,10 +86,19 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
     if rules.follow_suit:
         follow_from = NUM_TRICKS - (rules.follow_suit_last_k or NUM_TRICKS)
 
+    # A card takes the trick from the best so far (none: index 0) if it is a
+    # higher card of the same suit, or a trump over a non-trump.
+    suit = np.arange(NUM_CARDS) // NUM_FACES
+    same_suit_higher = (suit[:, None] == suit[None, :]) & (cards.strength[None, :] > cards.strength[:, None])
+    beats = np.ones((NUM_SUITS, NUM_CARDS + 1, NUM_CARDS), dtype=bool)
+    for trump in range(NUM_SUITS):
+        trump_over = (suit[None, :] == trump) & (suit[:, None] != trump)
+        beats[trump, 1:] = same_suit_higher | trump_over
+
     tables = RuleTables(
         bid_lo=bid_lo, bid_hi=bid_hi, callable_cards=callable_cards, rank_bid_cards=rank_bid_cards,
         next_speaker=next_speaker, points=cards.points, strength=cards.strength,
-        target=target, multiplier=multiplier, follow_from_trick=follow_from,
+        target=target, multiplier=multiplier, follow_from_trick=follow_from, beats=beats.reshape(-1),
     )
     for value in vars(tables).values():
         if isinstance(value, np.ndarray):
