@@ -19,7 +19,6 @@ from .deal import check_deals, hand_bits, seeded_hands
 from .legal import set_auction_legal
 from .phases import apply_auction, apply_call, apply_play
 from .state import AUCTION, CALL, PHASE_NAMES, PLAY, State, clear_games, empty_state
-from .tables import rule_tables
 
 _APPLY = {AUCTION: apply_auction, CALL: apply_call, PLAY: apply_play}
 
@@ -53,7 +52,7 @@ def _deal(state: State, g: np.ndarray, hands: np.ndarray, dealers: np.ndarray) -
     state.dealer[g] = dealers
     state.current_player[g] = (dealers + 1) % NUM_SEATS
     state.hidden.hand_bits[g] = hands
-    set_auction_legal(state, rule_tables(state.rules), g)
+    set_auction_legal(state, state.tables, g)
 
 
 def step(state: State, actions, active=None) -> State:
@@ -72,7 +71,7 @@ def step_inplace(state: State, actions, active=None) -> State:
     """As :func:`step`, but changes ``state`` in place (faster: no copy) and returns it."""
     B = state.batch_size
     actions = np.asarray(actions)
-    if actions.shape != (B,) or not np.issubdtype(actions.dtype, np.integer):
+    if actions.shape != (B,) or actions.dtype.kind not in "iu":
         raise ValueError(f"actions must be an int array of shape ({B},), one per game; "
                          f"got shape {actions.shape}, dtype {actions.dtype}")
     playing = ~state.terminated
@@ -86,7 +85,7 @@ def step_inplace(state: State, actions, active=None) -> State:
     a = actions[g].astype(np.int64)
     _check_legal(state, g, a)
 
-    tables = rule_tables(state.rules)
+    tables = state.tables
     # No need to clear rewards: they are only ever set on a game's last step,
     # and a finished game never steps again (reset_done gives it fresh zeros).
     phase = state.phase[g]

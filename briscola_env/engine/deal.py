@@ -15,7 +15,6 @@ from ..cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS
 from .bits import CARD_BIT
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_DEALER_STREAM = np.uint64(0xD1B54A32D192ED03)  # separates the dealer draw from the card keys
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
@@ -32,20 +31,20 @@ def as_seeds(seeds) -> np.ndarray:
     if seeds.ndim != 1 or not np.issubdtype(seeds.dtype, np.integer):
         raise ValueError(f"seeds must be a 1-D array of ints (one per game); got shape {seeds.shape}, "
                          f"dtype {seeds.dtype}")
-    if seeds.size and seeds.min() < 0:
-        raise ValueError("seeds must be non-negative")
+    if seeds.size and (seeds.min() < 0 or seeds.max() >= 2**57):
+        raise ValueError("seeds must be in 0 .. 2**57 - 1")
     return seeds.astype(np.uint64)
 
 
 def _shuffle(seeds) -> tuple[np.ndarray, np.ndarray]:
     """``(order (B, 40), dealers (B,))``: cards ``order[b, 8s:8s+8]`` go to seat ``s``."""
     seeds = as_seeds(seeds)
-    base = splitmix64(seeds)
+    # 41 hashes per seed, of seed * 64 + i: one for the dealer, one key per card.
     with np.errstate(over="ignore"):
-        keys = splitmix64(base[:, None] + np.arange(1, NUM_CARDS + 1, dtype=np.uint64))
-        dealers = (splitmix64(base ^ _DEALER_STREAM) % np.uint64(NUM_SEATS)).astype(np.int8)
+        keys = splitmix64((seeds << np.uint64(6))[:, None] + np.arange(NUM_CARDS + 1, dtype=np.uint64))
+    dealers = (keys[:, 0] % np.uint64(NUM_SEATS)).astype(np.int8)
     # Sorting iid random keys gives a uniform permutation of the deck.
-    return np.argsort(keys, axis=1), dealers
+    return np.argsort(keys[:, 1:], axis=1), dealers
 
 
 def seeded_hands(seeds) -> tuple[np.ndarray, np.ndarray]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import CALL_OFFSET, PLAY_OFFSET, RANK_BID_OFFSET
-from ..cards import CARD_SUIT, NUM_SEATS, NUM_TRICKS
-from .bits import LOW_BITS, SUIT_BITS, WORD
+from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
+from .bits import SUIT_BITS
 from .state import State
 from .tables import RuleTables
 
@@ -26,8 +26,7 @@ def held_by(state: State, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
 def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     rules = state.rules
     high = state.high_bid[g]
-    lo, hi = tables.bid_lo[high], tables.bid_hi[high]
-    bits = LOW_BITS[np.clip(hi - lo, 0, WORD)]
+    lo, bits = tables.bid_lo[high], tables.bid_bits[high]
     if not rules.allow_self_call:
         # A rank bid is void of meaning if every card it lets him call is his own.
         hand = held_by(state, g, state.current_player[g])
@@ -52,15 +51,21 @@ def set_call_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     _set_cards(state, g, cards, CALL_OFFSET)
 
 
-def set_play_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
+def playable(state: State, tables: RuleTables, g: np.ndarray) -> np.ndarray:
+    """The cards the current player may play: his hand, or with follow suit
+    in force and a card led, the cards of the suit led if he has any."""
     hand = held_by(state, g, state.current_player[g])
     if tables.follow_from_trick < NUM_TRICKS:
-        trick = state.trick_index[g]
-        led = state.trick_cards.reshape(-1)[(g * NUM_TRICKS + trick) * NUM_SEATS]
+        trick, size = np.divmod(state._cards_played[g], NUM_SEATS)
+        led = state.trick_cards.reshape(-1)[g * NUM_CARDS + trick * NUM_SEATS]
         suited = hand & SUIT_BITS[CARD_SUIT[led]]
-        must_follow = (state.trick_size[g] > 0) & (trick >= tables.follow_from_trick) & (suited != 0)
+        must_follow = (size > 0) & (trick >= tables.follow_from_trick) & (suited != 0)
         hand = np.where(must_follow, suited, hand)
-    _set_cards(state, g, hand, PLAY_OFFSET)
+    return hand
+
+
+def set_play_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
+    _set_cards(state, g, playable(state, tables, g), PLAY_OFFSET)
 
 
 def _set_cards(state: State, g: np.ndarray, cards: np.ndarray, offset: int) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 from ..actions import CALL_OFFSET, PASS, PLAY_OFFSET
 from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .bits import CARD_BIT
-from .legal import clear_legal, set_auction_legal, set_call_legal, set_play_legal
+from .legal import clear_legal, playable, set_auction_legal, set_call_legal, set_play_legal
 from .scoring import score
 from .state import CALL, DONE, MAX_AUCTION_LENGTH, PLAY, State
 from .tables import RuleTables
@@ -76,29 +76,28 @@ def apply_call(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
 def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
     card = actions - PLAY_OFFSET
     seat = state.current_player[g]
-    trick = state.trick_index[g]
-    size = state.trick_size[g]
+    played = state._cards_played[g]
     hands = state.hidden.hand_bits.reshape(-1)
-    at = g * NUM_SEATS + seat
-    hands[at] &= ~CARD_BIT[card]
-    state.trick_cards.reshape(-1)[(g * NUM_TRICKS + trick) * NUM_SEATS + size] = card
-    state.partner_revealed[g] |= card == state.called_card[g]
+    hands[g * NUM_SEATS + seat] &= ~CARD_BIT[card]
+    state.trick_cards.reshape(-1)[g * NUM_CARDS + played] = card  # trick t, position i is t * 5 + i
+    played += 1
+    state._cards_played[g] = played
 
     best = state._best_card[g]
     beats = tables.beats[(state.trump[g].astype(np.int64) * (NUM_CARDS + 1) + best + 1) * NUM_CARDS + card]
     best_seat = np.where(beats, seat, state._best_seat[g])
     points = state._trick_points[g] + tables.points[card]
-    size += 1
     state._best_card[g] = np.where(beats, card, best)
     state._best_seat[g] = best_seat
     state._trick_points[g] = points
-    state.trick_size[g] = size
     state.current_player[g] = NEXT_SEAT[seat]
 
-    i = np.flatnonzero(size == NUM_SEATS)
+    i = np.flatnonzero(played % NUM_SEATS == 0)
     if i.size:
-        _end_tricks(state, tables, g[i], best_seat[i], points[i], trick[i])
-    set_play_legal(state, tables, g[state.phase[g] == PLAY])
+        _end_tricks(state, tables, g[i], best_seat[i], points[i], played[i] // NUM_SEATS - 1)
+    g = g[state.phase[g] == PLAY]
+    # Still in play: only the player, hence the card set, changed (base and pass stay put).
+    state._legal_bits[g] = playable(state, tables, g)
 
 
 def _end_tricks(state: State, tables: RuleTables, g: np.ndarray, winner: np.ndarray,
@@ -108,8 +107,6 @@ def _end_tricks(state: State, tables: RuleTables, g: np.ndarray, winner: np.ndar
     state.captured_points.reshape(-1)[at] += points
     state.tricks_won.reshape(-1)[at] += 1
     state.trick_winners.reshape(-1)[g * NUM_TRICKS + trick] = winner
-    state.trick_index[g] = trick + 1
-    state.trick_size[g] = 0
     state._best_card[g] = -1
     state._best_seat[g] = -1
     state._trick_points[g] = 0

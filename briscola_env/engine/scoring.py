@@ -7,16 +7,17 @@ import numpy as np
 
 from ..cards import NUM_SEATS, NUM_TRICKS, TOTAL_POINTS
 from .state import State
-from .tables import RuleTables
+from .tables import CALLER, DEFENDER, PARTNER, SOLO_CALLER, SOLO_DEFENDER, RuleTables
 
 
 def team_totals(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Points and tricks of the caller's side (the caller alone for a solo)."""
-    caller, partner = state.caller[g], state.hidden.partner[g]
-    with_partner = partner != caller
-    points = state.captured_points[g, caller] + state.captured_points[g, partner] * with_partner
-    tricks = state.tricks_won[g, caller] + state.tricks_won[g, partner] * with_partner
-    return points.astype(np.int16), tricks
+    at_caller = g * NUM_SEATS + state.caller[g]
+    at_partner = g * NUM_SEATS + state.hidden.partner[g]
+    with_partner = at_partner != at_caller
+    points, tricks = state.captured_points.reshape(-1), state.tricks_won.reshape(-1)
+    return (points[at_caller] + points[at_partner] * with_partner,
+            tricks[at_caller] + tricks[at_partner] * with_partner)
 
 
 def is_cappotto(state: State, points: np.ndarray, tricks: np.ndarray) -> np.ndarray:
@@ -28,17 +29,17 @@ def is_cappotto(state: State, points: np.ndarray, tricks: np.ndarray) -> np.ndar
     return np.zeros(points.shape, dtype=bool)
 
 
-def payoffs(state: State, g: np.ndarray, made: np.ndarray, multiplier: np.ndarray) -> np.ndarray:
+def payoffs(state: State, tables: RuleTables, g: np.ndarray, made: np.ndarray,
+            multiplier: np.ndarray) -> np.ndarray:
     """``(n, 5)`` session points from the payoff table, signed by the result."""
-    table = state.rules.payoff_table
     caller, partner = state.caller[g], state.hidden.partner[g]
     solo = partner == caller
-    scale = np.where(made, multiplier, -multiplier).astype(np.float32)
-    rows = np.arange(len(g))
-    out = np.where(solo, table.solo_defender, table.defender).astype(np.float32)[:, None].repeat(NUM_SEATS, 1)
-    out[rows[~solo], partner[~solo]] = table.partner
-    out[rows, caller] = np.where(solo, table.solo_caller, table.caller)
-    return out * scale[:, None]
+    role = np.where(solo, SOLO_DEFENDER, DEFENDER)[:, None].repeat(NUM_SEATS, axis=1)
+    flat = role.reshape(-1)
+    at = np.arange(len(g)) * NUM_SEATS
+    flat[at + partner] = PARTNER  # overwritten just below for a solo
+    flat[at + caller] = np.where(solo, SOLO_CALLER, CALLER)
+    return tables.payoff_by_role[role] * np.where(made, multiplier, -multiplier)[:, None]
 
 
 def score(state: State, tables: RuleTables, g: np.ndarray) -> None:
@@ -51,4 +52,4 @@ def score(state: State, tables: RuleTables, g: np.ndarray) -> None:
     state.team_points[g] = points
     state.contract_made[g] = made
     state.multiplier[g] = multiplier
-    state.rewards[g] = payoffs(state, g, made, multiplier)
+    state.rewards[g] = payoffs(state, tables, g, made, multiplier)

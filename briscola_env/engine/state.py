@@ -8,7 +8,7 @@ name starts with ``_`` are engine bookkeeping, derivable from the rest.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from ..actions import NUM_POINT_BIDS, NUM_RANK_LEVELS
 from ..cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from ..rules import RulesConfig
 from .bits import CARD_BIT, legal_mask
+from .tables import RuleTables, rule_tables
 
 # Phases, in the order a hand goes through them.
 AUCTION, CALL, PLAY, DONE = 0, 1, 2, 3
@@ -56,13 +57,10 @@ class State:
     caller: np.ndarray  # (B,) int8, -1 = not yet (or void hand)
     called_card: np.ndarray  # (B,) int8, -1 = not yet
     trump: np.ndarray  # (B,) int8, suit of the called card, -1 = not yet
-    partner_revealed: np.ndarray  # (B,) bool, the called card has been played
     # play
     trick_cards: np.ndarray  # (B, 8, 5) int8, cards of each trick in play order, -1 = not yet
     trick_leaders: np.ndarray  # (B, 8) int8, seat that led each trick (the i-th card is seat leader+i), -1
     trick_winners: np.ndarray  # (B, 8) int8, -1 = not finished
-    trick_index: np.ndarray  # (B,) int8, current trick 0..7 (8 once all are played)
-    trick_size: np.ndarray  # (B,) int8, cards on the table in the current trick
     captured_points: np.ndarray  # (B, 5) int16, card points in each seat's tricks
     tricks_won: np.ndarray  # (B, 5) int8
     # result, set when the hand ends
@@ -71,6 +69,7 @@ class State:
     multiplier: np.ndarray  # (B,) int16, bid multiplier times cappotto multiplier, 0 until scored
     hidden: Hidden
     # bookkeeping
+    _cards_played: np.ndarray  # (B,) int8, 0..40: trick_cards.reshape(B, 40)[:, :_cards_played] are filled
     _passed_bits: np.ndarray  # (B,) uint8, bit s set once seat s has passed
     _legal_bits: np.ndarray  # (B,) uint64, the current player's legal actions: bit j = action _legal_base + j
     _legal_base: np.ndarray  # (B,) int64, action id of bit 0 of _legal_bits
@@ -78,6 +77,10 @@ class State:
     _best_seat: np.ndarray  # (B,) int8, seat winning the current trick so far, -1 = empty trick
     _best_card: np.ndarray  # (B,) int8, card winning the current trick so far, -1 = empty trick
     _trick_points: np.ndarray  # (B,) int16, points on the table
+    tables: RuleTables = field(init=False, repr=False, compare=False)  # lookup tables of the rules
+
+    def __post_init__(self):
+        self.tables = rule_tables(self.rules)
 
     @property
     def batch_size(self) -> int:
@@ -87,6 +90,22 @@ class State:
     def legal_action_mask(self) -> np.ndarray:
         """``(B, 151)`` bool, the current player's legal actions (all False once done)."""
         return legal_mask(self._legal_bits, self._legal_base, self._pass_ok)
+
+    @property
+    def trick_index(self) -> np.ndarray:
+        """``(B,)`` the current trick, 0..7 (8 once all are played)."""
+        return self._cards_played // NUM_SEATS
+
+    @property
+    def trick_size(self) -> np.ndarray:
+        """``(B,)`` cards on the table in the current trick."""
+        return self._cards_played % NUM_SEATS
+
+    @property
+    def partner_revealed(self) -> np.ndarray:
+        """``(B,)`` bool, the called card has been played (a public fact)."""
+        played = self.trick_cards.reshape(self.batch_size, -1)
+        return (self.called_card >= 0) & (played == self.called_card[:, None]).any(axis=1)
 
     @property
     def passed(self) -> np.ndarray:
@@ -110,19 +129,18 @@ class State:
 
 def _arrays(state: State):
     """``(key, array)`` for every array field; ``key`` as in ``_LAYOUT``."""
-    for f in fields(State):
-        value = getattr(state, f.name)
-        if isinstance(value, Hidden):
-            for h in fields(Hidden):
-                yield ("hidden", h.name), getattr(value, h.name)
-        elif isinstance(value, np.ndarray):
-            yield f.name, value
+    for key in _LAYOUT:
+        yield key, getattr(state.hidden, key[1]) if isinstance(key, tuple) else getattr(state, key)
 
 
 def _map(state: State, fn) -> State:
-    values = {f.name: fn(getattr(state, f.name)) for f in fields(State) if f.name not in ("hidden", "rules")}
-    hidden = Hidden(**{h.name: fn(getattr(state.hidden, h.name)) for h in fields(Hidden)})
-    return State(rules=state.rules, hidden=hidden, **values)
+    arrays = {key: fn(array) for key, array in _arrays(state)}
+    return _from_arrays(state.rules, arrays)
+
+
+def _from_arrays(rules: RulesConfig, arrays: dict) -> State:
+    hidden = Hidden(**{key[1]: arrays.pop(key) for key in list(arrays) if isinstance(key, tuple)})
+    return State(rules=rules, hidden=hidden, **arrays)
 
 
 # Shape (after the batch axis), dtype and starting value of every array field.
@@ -140,12 +158,9 @@ _LAYOUT = {
     "caller": ((), np.int8, -1),
     "called_card": ((), np.int8, -1),
     "trump": ((), np.int8, -1),
-    "partner_revealed": ((), bool, False),
     "trick_cards": ((NUM_TRICKS, NUM_SEATS), np.int8, -1),
     "trick_leaders": ((NUM_TRICKS,), np.int8, -1),
     "trick_winners": ((NUM_TRICKS,), np.int8, -1),
-    "trick_index": ((), np.int8, 0),
-    "trick_size": ((), np.int8, 0),
     "captured_points": ((NUM_SEATS,), np.int16, 0),
     "tricks_won": ((NUM_SEATS,), np.int8, 0),
     "team_points": ((), np.int16, -1),
@@ -153,6 +168,7 @@ _LAYOUT = {
     "multiplier": ((), np.int16, 0),
     ("hidden", "hand_bits"): ((NUM_SEATS,), np.uint64, 0),
     ("hidden", "partner"): ((), np.int8, -1),
+    "_cards_played": ((), np.int8, 0),
     "_passed_bits": ((), np.uint8, 0),
     "_legal_bits": ((), np.uint64, 0),
     "_legal_base": ((), np.int64, 0),
@@ -165,16 +181,19 @@ _LAYOUT = {
 
 def empty_state(rules: RulesConfig, batch_size: int) -> State:
     """A batch of games with every field at its starting value (and no cards dealt)."""
-    arrays = {key: np.full((batch_size,) + shape, value, dtype=dtype)
-              for key, (shape, dtype, value) in _LAYOUT.items()}
-    hidden = Hidden(**{key[1]: arrays.pop(key) for key in list(arrays) if isinstance(key, tuple)})
-    return State(rules=rules, hidden=hidden, **arrays)
+    return _from_arrays(rules, {key: np.full((batch_size,) + shape, value, dtype=dtype)
+                                for key, (shape, dtype, value) in _LAYOUT.items()})
 
 
 def clear_games(state: State, g: np.ndarray) -> None:
     """Set every field of the games ``g`` back to its starting value, in place."""
-    for key, array in _arrays(state):
-        array[g] = _LAYOUT[key][2]
+    hidden = state.hidden
+    for key, (_, _, value) in _LAYOUT.items():
+        if isinstance(key, tuple):
+            getattr(hidden, key[1])[g] = value
+        else:
+            getattr(state, key)[g] = value
 
 
 assert NUM_CARDS == NUM_TRICKS * NUM_SEATS
+assert {f.name for f in fields(State)} - {"rules", "hidden", "tables"} == {k for k in _LAYOUT if isinstance(k, str)}

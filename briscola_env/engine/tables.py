@@ -15,7 +15,10 @@ from ..actions import (MAX_POINTS, MIN_POINTS, NUM_RANK_LEVELS, POINT_BID_OFFSET
                        bid_points, point_bid)
 from ..cards import NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, card_tables
 from ..rules import RulesConfig
-from .bits import ALL_CARDS, CARD_BIT
+from .bits import ALL_CARDS, CARD_BIT, LOW_BITS, WORD
+
+# Roles at the table, indexing RuleTables.payoff_by_role.
+DEFENDER, CALLER, PARTNER, SOLO_CALLER, SOLO_DEFENDER = range(5)
 
 NUM_BID_STATES = POINT_BID_OFFSET + MAX_POINTS - MIN_POINTS + 1  # standing bid: 0 (none) .. 70
 NO_SEAT = -1
@@ -24,7 +27,7 @@ NO_SEAT = -1
 @dataclass(frozen=True)
 class RuleTables:
     bid_lo: np.ndarray  # (71,) lowest legal bid id given the standing bid id (0 = none)
-    bid_hi: np.ndarray  # (71,) one past the highest legal bid id given the standing bid id
+    bid_bits: np.ndarray  # (71,) uint64, legal bids given the standing bid id, bit j = bid id bid_lo + j
     callable_cards: np.ndarray  # (71,) uint64 card set the caller may name, given the winning bid id
     rank_bid_cards: np.ndarray  # (10,) uint64 callable cards of each rank bid level (for allow_self_call=False)
     next_speaker: np.ndarray  # (5, 32) first seat after s (cyclically, s itself last) not in the passed set
@@ -34,6 +37,7 @@ class RuleTables:
     multiplier: np.ndarray  # (71,) int16 bid multiplier, given the winning bid id
     follow_from_trick: int  # follow suit is compulsory from this trick index on (8 = never)
     beats: np.ndarray  # (4 * 41 * 40,) bool, flat [trump, best card + 1, card]: card takes the trick from best
+    payoff_by_role: np.ndarray  # (5,) float32, payoff of each role (DEFENDER, ...) for a made contract
 
 
 def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -57,6 +61,7 @@ def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
 def rule_tables(rules: RulesConfig) -> RuleTables:
     cards = card_tables(rules.ten_card)
     bid_lo, bid_hi = _bid_range(rules)
+    bid_bits = LOW_BITS[np.clip(bid_hi - bid_lo, 0, WORD)]
 
     level_cards = np.zeros(NUM_RANK_LEVELS + 1, dtype=np.uint64)  # index = level 1..10
     for c in range(NUM_CARDS):
@@ -95,10 +100,13 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
         trump_over = (suit[None, :] == trump) & (suit[:, None] != trump)
         beats[trump, 1:] = same_suit_higher | trump_over
 
+    pay = rules.payoff_table
     tables = RuleTables(
-        bid_lo=bid_lo, bid_hi=bid_hi, callable_cards=callable_cards, rank_bid_cards=rank_bid_cards,
+        bid_lo=bid_lo, bid_bits=bid_bits, callable_cards=callable_cards, rank_bid_cards=rank_bid_cards,
         next_speaker=next_speaker, points=cards.points, strength=cards.strength,
         target=target, multiplier=multiplier, follow_from_trick=follow_from, beats=beats.reshape(-1),
+        payoff_by_role=np.array([pay.defender, pay.caller, pay.partner, pay.solo_caller, pay.solo_defender],
+                                dtype=np.float32),
     )
     for value in vars(tables).values():
         if isinstance(value, np.ndarray):
