@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from briscola_env import engine
-from briscola_env.actions import PASS, PLAY_OFFSET, play, point_bid, rank_bid
+from briscola_env.actions import PASS, PLAY_OFFSET, action_to_text, play, point_bid, rank_bid
 from briscola_env.engine import AUCTION, CALL, DONE, PLAY, Hidden, State
 from briscola_env.rules import RulesConfig, preset
 from support import random_actions
@@ -295,7 +295,6 @@ def test_illegal_play_error_lists_the_players_cards():
         engine.step(state, actions)
     message = str(info.value)
     assert message.startswith("game 1:") and "'play'" in message
-    from briscola_env.actions import action_to_text
     assert action_to_text(play(not_held)) in message
     legal = message.split("legal actions: ")[1].split(", ")
     assert sorted(legal) == sorted(action_to_text(PLAY_OFFSET + c) for c in hand)
@@ -524,6 +523,27 @@ def test_rewards_are_zero_except_on_the_step_that_ends_the_hand(rules):
                 scored += 1
         state = new
     assert scored > 50
+
+
+@pytest.mark.xfail(strict=True, reason="RulesConfig puts no upper bound on multiplier_table, but the engine keeps "
+                                       "multipliers in int16: 4000 x cappotto 10 wraps to -25536 and flips the "
+                                       "payoffs' sign (and a band multiplier >= 32768 crashes rule_tables)")
+def test_large_multipliers_are_rejected_or_scored_exactly():
+    try:
+        rules = RulesConfig(bidding="points_only", multiplier_table=((61, 4000),), cappotto_multiplier=10)
+    except ValueError:
+        return  # rejecting them is fine too
+    rng = np.random.default_rng(20)
+    state = engine.init(np.arange(1000), rules)
+    while not state.terminated.all():
+        state = engine.step(state, engine.random_actions(state, rng))
+    played = state.caller >= 0
+    cappotto = played & ((state.team_points == 0) | (state.team_points == 120))
+    assert cappotto.any(), "test setup: want at least one cappotto"
+    assert (state.multiplier[played & ~cappotto] == 4000).all()
+    assert (state.multiplier[cappotto] == 40_000).all()
+    caller_reward = state.rewards[np.flatnonzero(played), state.caller[played]]
+    assert ((caller_reward > 0) == state.contract_made[played]).all()
 
 
 # ---------------------------------------------------------------- engine.random_actions
