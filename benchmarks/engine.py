@@ -13,9 +13,11 @@ place, as in training. Three ways of driving the engine are timed:
 - ``+mask``: ``inplace`` plus building the ``(B, 151)`` bool legal mask every
   step, as a policy network reading the mask would.
 
-The scalar reference plays the same kind of games one at a time. Numbers from
-one run on a shared machine are noisy: compare the ratios printed, measured in
-the same process, rather than absolute figures across runs.
+The scalar reference plays the same kind of games one at a time. Each figure
+is the best of ``--repeats`` timed blocks, so that a burst of load from other
+processes on a shared machine does not count; still, compare the ratios
+printed, measured in the same process, rather than absolute figures across
+runs.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: NumPy's elementwise o
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import itertools  # noqa: E402
 import platform  # noqa: E402
 import random  # noqa: E402
 import time  # noqa: E402
@@ -37,14 +40,25 @@ from briscola_env.reference import ReferenceGame  # noqa: E402
 from briscola_env.rules import PRESETS  # noqa: E402
 
 
-def engine_rate(rules, batch_size: int, seconds: float, mode: str, seed: int = 0) -> float:
-    """Decisions per second of the batched engine."""
+def best_rate(blocks, seconds: float, repeats: int) -> float:
+    """Best decisions per second over ``repeats`` timed blocks of about ``seconds / repeats``.
+
+    ``blocks`` yields decision counts, one per unit of work, forever."""
+    best = 0.0
+    for _ in range(repeats):
+        decisions, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds / repeats:
+            decisions += next(blocks)
+        best = max(best, decisions / elapsed)
+    return best
+
+
+def engine_steps(rules, batch_size: int, mode: str, seed: int = 0):
+    """Step random games forever, yielding the decisions made by each step."""
     rng = np.random.default_rng(seed)
     state = engine.init(np.arange(batch_size), rules)
     next_seed = batch_size
-    decisions = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
+    while True:
         if mode == "+mask":
             state.legal_action_mask
         actions = engine.random_actions(state, rng)
@@ -52,32 +66,30 @@ def engine_rate(rules, batch_size: int, seconds: float, mode: str, seed: int = 0
             state = engine.step(state, actions)
         else:
             engine.step_inplace(state, actions)
-        decisions += int(np.count_nonzero(actions >= 0))
         if state.terminated.any():
             engine.reset_done(state, np.arange(next_seed, next_seed + batch_size))
             next_seed += batch_size
-    return decisions / elapsed
+        yield int(np.count_nonzero(actions >= 0))
 
 
-def reference_rate(rules, seconds: float, seed: int = 0) -> float:
-    """Decisions per second of the scalar reference, one game at a time."""
+def reference_games(rules, seed: int = 0):
+    """Play random games with the scalar reference forever, yielding each game's decisions."""
     rng = random.Random(seed)
-    deals, dealers = engine.deal_from_seeds(np.arange(100_000))
-    decisions, game_index = 0, 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        game = ReferenceGame(rules, deals[game_index].tolist(), int(dealers[game_index]))
-        game_index += 1
+    for game_seed in itertools.count():
+        deals, dealers = engine.deal_from_seeds([game_seed])
+        game = ReferenceGame(rules, deals[0].tolist(), int(dealers[0]))
+        decisions = 0
         while not game.terminated:
             game.step(rng.choice(game.legal_actions()))
             decisions += 1
-    return decisions / elapsed
+        yield decisions
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batch-sizes", type=int, nargs="+", default=[1, 64, 1024, 8192])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=4.0, help="time per measurement")
+    parser.add_argument("--repeats", type=int, default=8, help="timed blocks per measurement (the best counts)")
     parser.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     parser.add_argument("--modes", nargs="+", default=["inplace", "pure", "+mask"],
                         choices=["inplace", "pure", "+mask"])
@@ -86,13 +98,13 @@ def main(argv=None) -> None:
 
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, Python "
           f"{platform.python_version()}, NumPy {np.__version__}, rules preset {args.rules!r}")
-    engine_rate(rules, 64, 0.3, "inplace")  # warm up caches and rule tables
-    reference = reference_rate(rules, args.seconds)
+    best_rate(engine_steps(rules, 64, "inplace"), 0.3, 1)  # warm up caches and rule tables
+    reference = best_rate(reference_games(rules), args.seconds, args.repeats)
     print(f"reference (one game at a time): {reference:>12,.0f} decisions/s")
     header = "".join(f"{m + ' dec/s':>18}" for m in args.modes)
     print(f"{'batch':>6}{header}{'inplace / ref':>16}")
     for batch_size in args.batch_sizes:
-        rates = [engine_rate(rules, batch_size, args.seconds, m) for m in args.modes]
+        rates = [best_rate(engine_steps(rules, batch_size, m), args.seconds, args.repeats) for m in args.modes]
         cells = "".join(f"{r:>18,.0f}" for r in rates)
         print(f"{batch_size:>6}{cells}{rates[0] / reference:>15.1f}x", flush=True)
 

@@ -92,7 +92,7 @@ def card_id(suit: int, face: int) -> int:
 
 
 def _check_card(card: int) -> int:
-    if not isinstance(card, (int, np.integer)) or not 0 <= card < NUM_CARDS:
+    if not isinstance(card, (int, np.integer)) or isinstance(card, (bool, np.bool_)) or not 0 <= card < NUM_CARDS:
         raise ValueError(f"card id must be an int in 0..39, got {card!r}")
     return int(card)
 

@@ -11,6 +11,8 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Optional
 
+import numpy as np
+
 from .actions import MAX_POINTS, MIN_POINTS
 from .cards import NUM_TRICKS, TEN_CARD_VARIANTS
 
@@ -24,6 +26,7 @@ PARTNER_PAYOFFS = ("half", "equal")
 
 # Points-bid multipliers of RULES.md: (lowest bid of the band, multiplier).
 DEFAULT_MULTIPLIER_TABLE = ((61, 1), (71, 2), (81, 3), (91, 4), (101, 5))
+MAX_MULTIPLIER = 100  # per band; with a cappotto (at most x10) a hand's multiplier stays well inside int16
 
 
 @dataclass(frozen=True)
@@ -51,13 +54,18 @@ class PayoffTable:
         return cls()
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _one_of(name: str, value: Any, allowed: tuple) -> None:
-    if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+    same_type = _is_int(value) if _is_int(allowed[0]) else isinstance(value, type(allowed[0]))
+    if not same_type or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
 
 
 def _int_in(name: str, value: Any, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+    if not _is_int(value) or not lo <= value <= hi:
         raise ValueError(f"{name} must be an int in {lo}..{hi}; got {value!r}")
 
 
@@ -105,6 +113,9 @@ class RulesConfig:
     """Session points for a made contract; None = PayoffTable.standard(partner_payoff)."""
 
     def __post_init__(self):
+        for f in fields(self):  # NumPy ints are welcome, but the config holds plain Python ints
+            if _is_int(getattr(self, f.name)):
+                object.__setattr__(self, f.name, int(getattr(self, f.name)))
         _one_of("bidding", self.bidding, BIDDING_MODES)
         _int_in("min_point_bid", self.min_point_bid, MIN_POINTS, MAX_POINTS)
         if self.bidding != "points_only" and self.min_point_bid != MIN_POINTS:
@@ -132,6 +143,10 @@ class RulesConfig:
         if table is None:
             object.__setattr__(self, "payoff_table", PayoffTable.standard(self.partner_payoff))
         elif isinstance(table, dict):
+            unknown = sorted(set(table) - {f.name for f in fields(PayoffTable)})
+            if unknown:
+                raise ValueError(f"unknown payoff_table key(s) {unknown}; allowed keys: "
+                                 f"{', '.join(f.name for f in fields(PayoffTable))}")
             object.__setattr__(self, "payoff_table", PayoffTable(**table))
         elif not isinstance(table, PayoffTable):
             raise ValueError(f"payoff_table must be a PayoffTable, a dict or None; got {table!r}")
@@ -147,17 +162,16 @@ class RulesConfig:
     def _check_multiplier_table(self) -> None:
         table = self.multiplier_table
         ok = isinstance(table, (tuple, list)) and len(table) > 0 and all(
-            isinstance(row, (tuple, list)) and len(row) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in row) for row in table
+            isinstance(row, (tuple, list)) and len(row) == 2 and all(_is_int(x) for x in row) for row in table
         )
         lows = [row[0] for row in table] if ok else []
         if not ok or lows[0] != MIN_POINTS or lows != sorted(set(lows)) or lows[-1] > MAX_POINTS \
-                or any(row[1] < 1 for row in table):
+                or any(not 1 <= row[1] <= MAX_MULTIPLIER for row in table):
             raise ValueError(
                 "multiplier_table must be (lowest bid, multiplier) pairs of ints, lowest bids strictly "
-                f"ascending from 61 up to at most 120, multipliers >= 1; got {table!r}"
+                f"ascending from 61 up to at most 120, multipliers in 1..{MAX_MULTIPLIER}; got {table!r}"
             )
-        object.__setattr__(self, "multiplier_table", tuple(tuple(row) for row in table))
+        object.__setattr__(self, "multiplier_table", tuple((int(low), int(m)) for low, m in table))
 
     def multiplier_for_points(self, points: int) -> int:
         """Multiplier for a contract at ``points`` (1 when multipliers are off)."""
