@@ -75,9 +75,10 @@ def engine_steps(rules, batch_size: int, mode: str, seed: int = 0):
 def reference_games(rules, seed: int = 0):
     """Play random games with the scalar reference forever, yielding each game's decisions."""
     rng = random.Random(seed)
-    for game_seed in itertools.count():
-        deals, dealers = engine.deal_from_seeds([game_seed])
-        game = ReferenceGame(rules, deals[0].tolist(), int(dealers[0]))
+    deals, dealers = engine.deal_from_seeds(np.arange(10_000))  # dealing is not the reference's job
+    deals, dealers = deals.tolist(), dealers.tolist()
+    for game_seed in itertools.cycle(range(len(deals))):
+        game = ReferenceGame(rules, deals[game_seed], dealers[game_seed])
         decisions = 0
         while not game.terminated:
             game.step(rng.choice(game.legal_actions()))

@@ -18,17 +18,17 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's output function: a well-mixed 64-bit hash of each element."""
-    with np.errstate(over="ignore"):
-        z = x.astype(np.uint64) + _GOLDEN
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+    """SplitMix64's output function: a well-mixed 64-bit hash of each element
+    (array arithmetic on uint64 wraps silently, as the hash wants)."""
+    z = x.astype(np.uint64) + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def as_seeds(seeds) -> np.ndarray:
     seeds = np.asarray(seeds)
-    if seeds.ndim != 1 or not np.issubdtype(seeds.dtype, np.integer):
+    if seeds.ndim != 1 or seeds.dtype.kind not in "iu":
         raise ValueError(f"seeds must be a 1-D array of ints (one per game); got shape {seeds.shape}, "
                          f"dtype {seeds.dtype}")
     if seeds.size and (seeds.min() < 0 or seeds.max() >= 2**57):
@@ -40,8 +40,7 @@ def _shuffle(seeds) -> tuple[np.ndarray, np.ndarray]:
     """``(order (B, 40), dealers (B,))``: cards ``order[b, 8s:8s+8]`` go to seat ``s``."""
     seeds = as_seeds(seeds)
     # 41 hashes per seed, of seed * 64 + i: one for the dealer, one key per card.
-    with np.errstate(over="ignore"):
-        keys = splitmix64((seeds << np.uint64(6))[:, None] + np.arange(NUM_CARDS + 1, dtype=np.uint64))
+    keys = splitmix64((seeds << np.uint64(6))[:, None] + np.arange(NUM_CARDS + 1, dtype=np.uint64))
     dealers = (keys[:, 0] % np.uint64(NUM_SEATS)).astype(np.int8)
     # Sorting iid random keys gives a uniform permutation of the deck.
     return np.argsort(keys[:, 1:], axis=1), dealers
