@@ -5,7 +5,10 @@ plays after him), 2, 3, 4 the ones after that. So one policy can play every
 seat. :data:`SPEC` fixes the layout (networks read their input size from it);
 :func:`encode` fills it for a whole batch at once, with no loop over games.
 
-The view holds what a player at the table knows and nothing more. It is
+The view holds what a player at the table knows and nothing more. Its first
+part is the state of play; the last part, :data:`RECORDS`, is the record of
+the hand, which only grows, so the batched environment keeps it up to date an
+action at a time instead of rebuilding it. It is
 ``uint8`` (a quarter of the bytes of float32, which matters at a million
 observations a second): flags and one-hot blocks are 0/1, and the two count
 sections hold raw counts; ``SPEC.scale`` brings every entry into ``[0, 1]``
@@ -16,27 +19,27 @@ known yet (no caller before the auction ends, and so on).
 section            indices    shape     meaning
 =================  =========  ========  ===============================================================
 hand               0-39       40        1 if I hold card c (index = card id)
-phase              40-43      4         one-hot: auction, call, play, done
-dealer             44-48      5         one-hot relative seat of the dealer (my position follows from it)
-to_act             49-53      5         one-hot relative seat of the player to act; 0 once done
-auction_bids       54-403     5 x 70    [r, a-1]: relative seat r made bid a (ids 1..70: ranks, then 61..120)
-auction_passes     404-758    5 x 71    [r, h]: relative seat r passed while the standing bid was id h (0: none)
-high_bid           759-829    71        one-hot standing bid id (0: no bid yet)
-high_bidder        830-834    5         one-hot relative seat holding the standing bid
-caller             835-839    5         one-hot relative seat of the caller, once the auction is won
-called_card        840-879    40        one-hot called card
-trump              880-883    4         one-hot trump suit
-i_hold_called      884        1         I hold the called card: I am the partner (or the caller, playing solo)
-played_by          885-1084   5 x 40    [r, c]: relative seat r played card c
-played_in_trick    1085-1404  8 x 40    [t, c]: card c was played in trick t
-current_trick      1405-1564  4 x 40    [i, c]: card c is the i-th card on the table in the current trick
-trick_leader       1565-1569  5         one-hot relative seat that led the current trick (in play)
-trick_index        1570-1578  9         one-hot current trick 0..7, 8 once all are played (in play or done)
-captured_points    1579-1583  5         per relative seat, card points taken so far (0..120)
-tricks_won         1584-1588  5         per relative seat, tricks taken so far (0..8)
-partner_revealed   1589       1         the called card has been played
-partner            1590-1594  5         one-hot relative seat of the partner once revealed (the caller if solo)
-unseen             1595-1634  40        cards neither in my hand nor played: somewhere in the others' hands
+unseen             40-79      40        cards neither in my hand nor played: somewhere in the others' hands
+phase              80-83      4         one-hot: auction, call, play, done
+dealer             84-88      5         one-hot relative seat of the dealer (my position follows from it)
+to_act             89-93      5         one-hot relative seat of the player to act; 0 once done
+high_bid           94-164     71        one-hot standing bid id (0: no bid yet)
+high_bidder        165-169    5         one-hot relative seat holding the standing bid
+caller             170-174    5         one-hot relative seat of the caller, once the auction is won
+called_card        175-214    40        one-hot called card
+trump              215-218    4         one-hot trump suit
+i_hold_called      219        1         I hold the called card: I am the partner (or the caller, playing solo)
+current_trick      220-379    4 x 40    [i, c]: card c is the i-th card on the table in the current trick
+trick_leader       380-384    5         one-hot relative seat that led the current trick (in play)
+trick_index        385-393    9         one-hot current trick 0..7, 8 once all are played (in play or done)
+captured_points    394-398    5         per relative seat, card points taken so far (0..120)
+tricks_won         399-403    5         per relative seat, tricks taken so far (0..8)
+partner_revealed   404        1         the called card has been played
+partner            405-409    5         one-hot relative seat of the partner once revealed (the caller if solo)
+auction_bids       410-759    70 x 5    [a-1, r]: bid a (ids 1..70: ranks, then 61..120) was made by relative seat r
+auction_passes     760-1114   5 x 71    [r, h]: relative seat r passed while the standing bid was id h (0: none)
+played_by          1115-1314  40 x 5    [c, r]: card c was played by relative seat r
+played_in_trick    1315-1634  40 x 8    [c, t]: card c was played in trick t
 =================  =========  ========  ===============================================================
 
 The **privileged view** (:func:`encode_privileged`, :data:`PRIVILEGED_SPEC`)
@@ -101,10 +104,11 @@ class ObservationSpec:
         s = self.sections[name]
         return slice(s.start, s.stop)
 
-    def view(self, obs: np.ndarray, name: str) -> np.ndarray:
-        """Section ``name`` of observations ``(..., size)``, in its own shape."""
+    def view(self, obs: np.ndarray, name: str, offset: int = 0) -> np.ndarray:
+        """Section ``name`` of observations ``(..., size)`` (or of a slice of them starting at
+        index ``offset``), in the section's own shape."""
         s = self.sections[name]
-        return obs[..., s.start:s.stop].reshape(obs.shape[:-1] + s.shape)
+        return obs[..., s.start - offset:s.stop - offset].reshape(obs.shape[:-1] + s.shape)
 
     def table(self) -> str:
         """The layout as the reStructuredText table of the module docstring."""
@@ -118,22 +122,18 @@ class ObservationSpec:
 
 
 SPEC = ObservationSpec([
+    # The state of play, rewritten whole at every step.
     ("hand", (NUM_CARDS,), "1 if I hold card c (index = card id)"),
+    ("unseen", (NUM_CARDS,), "cards neither in my hand nor played: somewhere in the others' hands"),
     ("phase", (NUM_PHASES,), "one-hot: auction, call, play, done"),
     ("dealer", (NUM_SEATS,), "one-hot relative seat of the dealer (my position follows from it)"),
     ("to_act", (NUM_SEATS,), "one-hot relative seat of the player to act; 0 once done"),
-    ("auction_bids", (NUM_BIDS, NUM_SEATS),
-     "[a-1, r]: bid a (ids 1..70: ranks, then 61..120) was made by relative seat r"),
-    ("auction_passes", (NUM_SEATS, NUM_BIDS + 1),
-     "[r, h]: relative seat r passed while the standing bid was id h (0: none)"),
     ("high_bid", (NUM_BIDS + 1,), "one-hot standing bid id (0: no bid yet)"),
     ("high_bidder", (NUM_SEATS,), "one-hot relative seat holding the standing bid"),
     ("caller", (NUM_SEATS,), "one-hot relative seat of the caller, once the auction is won"),
     ("called_card", (NUM_CARDS,), "one-hot called card"),
     ("trump", (NUM_SUITS,), "one-hot trump suit"),
     ("i_hold_called", (1,), "I hold the called card: I am the partner (or the caller, playing solo)"),
-    ("played_by", (NUM_CARDS, NUM_SEATS), "[c, r]: card c was played by relative seat r"),
-    ("played_in_trick", (NUM_CARDS, NUM_TRICKS), "[c, t]: card c was played in trick t"),
     ("current_trick", (NUM_SEATS - 1, NUM_CARDS), "[i, c]: card c is the i-th card on the table in the current trick"),
     ("trick_leader", (NUM_SEATS,), "one-hot relative seat that led the current trick (in play)"),
     ("trick_index", (NUM_TRICKS + 1,), "one-hot current trick 0..7, 8 once all are played (in play or done)"),
@@ -141,8 +141,15 @@ SPEC = ObservationSpec([
     ("tricks_won", (NUM_SEATS,), "per relative seat, tricks taken so far (0..8)"),
     ("partner_revealed", (1,), "the called card has been played"),
     ("partner", (NUM_SEATS,), "one-hot relative seat of the partner once revealed (the caller if solo)"),
-    ("unseen", (NUM_CARDS,), "cards neither in my hand nor played: somewhere in the others' hands"),
+    # The record of the hand: entries are only ever added, one action at a time.
+    ("auction_bids", (NUM_BIDS, NUM_SEATS),
+     "[a-1, r]: bid a (ids 1..70: ranks, then 61..120) was made by relative seat r"),
+    ("auction_passes", (NUM_SEATS, NUM_BIDS + 1),
+     "[r, h]: relative seat r passed while the standing bid was id h (0: none)"),
+    ("played_by", (NUM_CARDS, NUM_SEATS), "[c, r]: card c was played by relative seat r"),
+    ("played_in_trick", (NUM_CARDS, NUM_TRICKS), "[c, t]: card c was played in trick t"),
 ], scale={"captured_points": 1 / TOTAL_POINTS, "tricks_won": 1 / NUM_TRICKS})
+RECORDS = slice(SPEC.sections["auction_bids"].start, SPEC.size)  # the record sections, contiguous
 
 PRIVILEGED_SPEC = ObservationSpec([
     ("hands", (NUM_SEATS, NUM_CARDS), "[r, c]: relative seat r holds card c"),
@@ -210,68 +217,101 @@ def encode(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
 
     Reads only what that seat may know: its own hand and the public record.
     ``out``, if given, is filled in place (and returned). Every section is
-    written whole, from small per-game tables, so nothing needs zeroing first.
+    written whole, so nothing needs zeroing first.
     """
     me, out = _check(state, seats, out, SPEC)
+    out[:, :RECORDS.start] = encode_state_of_play(state, me)
+    encode_records(state, me, out[:, RECORDS])
+    return out
+
+
+assert (SPEC.sections["hand"].start, SPEC.sections["unseen"].start) == (0, NUM_CARDS)
+
+
+def encode_state_of_play(state: State, me: np.ndarray) -> np.ndarray:
+    """``(B, RECORDS.start)`` uint8: the sections before :data:`RECORDS` for seats ``me``.
+
+    Mostly single ones in a zeroed block: they are scattered by flat index,
+    which costs far less than writing short one-hot rows. The block is built
+    on its own, compact, so that these scattered writes stay in cache."""
     B = state.batch_size
     games = np.arange(B)
-    view = lambda name: SPEC.view(out, name)  # noqa: E731
+    width = RECORDS.start
+    out = np.zeros((B, width), dtype=SPEC.dtype)
+    flat = out.reshape(-1)
+    row = games * width
 
-    my_hand = state.hidden.hand_bits[games, me]  # the only hidden fact read here
-    hand = to_bool(my_hand[:, None], NUM_CARDS)
-    view("hand")[:] = hand
-    _one_hot(view("phase"), state.phase, NUM_PHASES)
-    _one_hot(view("dealer"), _relative(state.dealer, me), NUM_SEATS)
-    _one_hot(view("to_act"), _relative(state.current_player, me), NUM_SEATS)
+    def one(name: str, value: np.ndarray, known: np.ndarray | None = None) -> None:
+        # An unknown value writes a 0 over its section's first entry, which has no other one to hold.
+        at = row.reshape(row.shape + (1,) * (value.ndim - 1)) + SPEC.sections[name].start
+        if known is None:
+            flat[at + value] = 1
+        else:
+            flat[at + value * known] = known
 
-    # The auction: who made each bid, and over which standing bid each seat passed.
-    length = int(state.auction_length.max(initial=0))
-    acts = state.auction_actions[:, :length].astype(np.int64)
-    spoken = acts >= 0
-    who = _relative(state.auction_seats[:, :length], me)
-    _one_hot(view("auction_bids"), _table(NUM_BIDS + 1, acts, who, acts > 0, NUM_SEATS)[:, 1:], NUM_SEATS)
-    standing_before = np.maximum.accumulate(np.maximum(acts, 0), axis=1) if length else acts
-    standing_before = np.concatenate([np.zeros((B, 1), np.int64), standing_before[:, :-1]], axis=1)[:, :length]
-    passes = _table(NUM_SEATS, who, standing_before, spoken & (acts == 0), NUM_BIDS + 1)
-    _one_hot(view("auction_passes"), passes, NUM_BIDS + 1)
-    _one_hot(view("high_bid"), state.high_bid, NUM_BIDS + 1)
-    _one_hot(view("high_bidder"), _relative(state.high_bidder, me), NUM_SEATS)
+    my_hand = state.hidden.hand_bits[games, me]  # the only hidden fact of his that a seat may see
+    # The union of the hands is public: the 40 cards less those played. Less mine: unseen.
+    in_hands = np.bitwise_or.reduce(state.hidden.hand_bits, axis=1)
+    cards = to_bool(np.stack([my_hand, in_hands & ~my_hand], axis=1)[:, :, None], NUM_CARDS)  # (B, 2, 40)
+    out[:, :2 * NUM_CARDS] = cards.reshape(B, -1)
+    one("phase", state.phase)
+    one("dealer", _relative(state.dealer, me))
+    player = state.current_player
+    one("to_act", _relative(player, me), player >= 0)
+    one("high_bid", state.high_bid)
+    one("high_bidder", _relative(state.high_bidder, me), state.high_bidder >= 0)
 
     called = state.called_card.astype(np.int64)
-    _one_hot(view("caller"), _relative(state.caller, me), NUM_SEATS)
-    _one_hot(view("called_card"), called, NUM_CARDS)
-    _one_hot(view("trump"), state.trump, NUM_SUITS)
-    view("i_hold_called")[:, 0] = (called >= 0) & ((my_hand & CARD_BIT[np.maximum(called, 0)]) != 0)
-
-    # Cards played: by whom and in which trick, per card; the current trick in order.
-    cards = state.trick_cards.reshape(B, -1).astype(np.int64)  # (B, 40): trick t, position i at 5t + i
-    played = cards >= 0
-    seat_of = _AROUND.reshape(-1)[state.trick_leaders.astype(np.int64)[:, :, None] * NUM_SEATS
-                                  + np.arange(NUM_SEATS)].reshape(B, -1)
-    played_by = _table(NUM_CARDS, cards, _relative(seat_of, me), played, NUM_SEATS)
-    _one_hot(view("played_by"), played_by, NUM_SEATS)
-    trick_of = np.broadcast_to(np.arange(NUM_CARDS) // NUM_SEATS, (B, NUM_CARDS))
-    _one_hot(view("played_in_trick"), _table(NUM_CARDS, cards, trick_of, played, NUM_TRICKS), NUM_TRICKS)
+    known = called >= 0
+    one("caller", _relative(state.caller, me), known)
+    one("called_card", called, known)
+    one("trump", state.trump, known)
+    out[:, SPEC["i_hold_called"].start] = known & ((my_hand & CARD_BIT[np.maximum(called, 0)]) != 0)
 
     in_play = state.phase == PLAY
     trick = state.trick_index.astype(np.int64)
     last = np.minimum(trick, NUM_TRICKS - 1)
-    current = state.trick_cards[games, last, :NUM_SEATS - 1]
-    _one_hot(view("current_trick"), np.where(in_play[:, None], current, -1), NUM_CARDS)
-    leader = np.where(in_play, state.trick_leaders[games, last], -1)
-    _one_hot(view("trick_leader"), _relative(leader, me), NUM_SEATS)
-    _one_hot(view("trick_index"), np.where(state.phase >= PLAY, trick, -1), NUM_TRICKS + 1)
+    current = state.trick_cards[games, last, :NUM_SEATS - 1].astype(np.int64)
+    on_table = in_play[:, None] & (current >= 0)
+    flat[row[:, None] + SPEC.sections["current_trick"].start + np.arange(NUM_SEATS - 1) * NUM_CARDS
+         + current * on_table] = on_table  # a place with no card writes a 0 over its own row
+    one("trick_leader", _relative(state.trick_leaders[games, last], me), in_play)
+    one("trick_index", trick, state.phase >= PLAY)
 
-    around = _AROUND[me]  # absolute seat of each relative seat
-    view("captured_points")[:] = np.take_along_axis(state.captured_points, around, 1)
-    view("tricks_won")[:] = np.take_along_axis(state.tricks_won, around, 1)
+    around = games[:, None] * NUM_SEATS + _AROUND[me]  # flat index of each relative seat's entry
+    out[:, SPEC["captured_points"]] = state.captured_points.reshape(-1)[around]
+    out[:, SPEC["tricks_won"]] = state.tricks_won.reshape(-1)[around]
 
-    # The partner is public once the called card is on the table: its player.
-    partner = np.where(called >= 0, played_by[games, np.maximum(called, 0)], NUM_SEATS)
-    view("partner_revealed")[:, 0] = partner < NUM_SEATS
-    _one_hot(view("partner"), partner, NUM_SEATS)
-    view("unseen")[:] = ~hand & (played_by == NUM_SEATS)
+    # Once the called card has left every hand, its player, the partner, is public.
+    revealed = known & ((in_hands & CARD_BIT[np.maximum(called, 0)]) == 0)
+    out[:, SPEC["partner_revealed"].start] = revealed
+    one("partner", _relative(state.hidden.partner, me), revealed)
     return out
+
+
+def encode_records(state: State, me: np.ndarray, out: np.ndarray) -> None:
+    """Write the :data:`RECORDS` sections (``out`` is ``(B, RECORDS size)``) for seats ``me``."""
+    B = state.batch_size
+    view = lambda name: SPEC.view(out, name, RECORDS.start)  # noqa: E731
+
+    # The auction: who made each bid, and over which standing bid each seat passed.
+    length = int(state.auction_length.max(initial=0))
+    acts = state.auction_actions[:, :length].astype(np.int64)
+    who = _relative(state.auction_seats[:, :length], me)
+    _one_hot(view("auction_bids"), _table(NUM_BIDS + 1, acts, who, acts > 0, NUM_SEATS)[:, 1:], NUM_SEATS)
+    standing = np.maximum.accumulate(np.maximum(acts, 0), axis=1)
+    standing_before = np.concatenate([np.zeros((B, 1), np.int64), standing], axis=1)[:, :length]
+    passes = _table(NUM_SEATS, who, standing_before, acts == 0, NUM_BIDS + 1)
+    _one_hot(view("auction_passes"), passes, NUM_BIDS + 1)
+
+    # Cards played: by whom and in which trick.
+    cards = state.trick_cards.reshape(B, -1).astype(np.int64)  # (B, 40): trick t, place i at 5t + i
+    played = cards >= 0
+    seat_of = _AROUND.reshape(-1)[state.trick_leaders.astype(np.int64)[:, :, None] * NUM_SEATS
+                                  + np.arange(NUM_SEATS)].reshape(B, -1)
+    _one_hot(view("played_by"), _table(NUM_CARDS, cards, _relative(seat_of, me), played, NUM_SEATS), NUM_SEATS)
+    trick_of = np.broadcast_to(np.arange(NUM_CARDS) // NUM_SEATS, (B, NUM_CARDS))
+    _one_hot(view("played_in_trick"), _table(NUM_CARDS, cards, trick_of, played, NUM_TRICKS), NUM_TRICKS)
 
 
 def encode_privileged(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
