@@ -2,11 +2,21 @@
 
 Modules: :mod:`.cards` (card tables and names), :mod:`.actions` (the 151-id
 action space), :mod:`.rules` (the rules config and presets), :mod:`.engine`
-(the batched NumPy engine) and :mod:`.reference` (a slow one-game reference
-used as the tests' oracle).
+(the batched NumPy engine), :mod:`.observation` (each player's view),
+:mod:`.batched_env` (N games at once, for training), :mod:`.pettingzoo_env`
+(the PettingZoo AEC environment, also as :func:`env` and :func:`raw_env`) and
+:mod:`.reference` (a plain one-game implementation, the tests' oracle).
 """
 
+import pettingzoo
+
+from .batched_env import BatchedEnv
+from .pettingzoo_env import ENV_ID, env, raw_env
 from .rules import PRESETS, PayoffTable, RulesConfig, preset
 
 __version__ = "0.1.0"
-__all__ = ["RulesConfig", "PayoffTable", "PRESETS", "preset", "__version__"]
+__all__ = ["RulesConfig", "PayoffTable", "PRESETS", "preset", "BatchedEnv", "env", "raw_env", "ENV_ID",
+           "__version__"]
+
+if ENV_ID not in pettingzoo.aec_registry:  # so that pettingzoo.make("aec", ENV_ID) finds it
+    pettingzoo.register("aec", ENV_ID, entry_point="briscola_env.pettingzoo_env:env")

@@ -19,16 +19,24 @@ def check_reward_mode(mode: str) -> str:
     return mode
 
 
-def hand_rewards(state: State, g: np.ndarray, mode: str) -> np.ndarray:
-    """``(len(g), 5)`` float32 rewards of the finished games ``g`` (0 for a void hand)."""
+def rewards_for(mode: str, payoffs: np.ndarray, caller: np.ndarray, partner: np.ndarray,
+                team_points: np.ndarray, made: np.ndarray) -> np.ndarray:
+    """``(n, 5)`` float32 rewards of n finished hands under ``mode`` (0 for a void hand,
+    whose caller is -1). ``payoffs`` are the session points the rules give."""
     if mode == "payoff":
-        return state.rewards[g]
-    caller, partner = state.caller[g], state.hidden.partner[g]
+        return np.asarray(payoffs, dtype=np.float32)
+    caller, partner = np.asarray(caller), np.asarray(partner)
     seats = np.arange(NUM_SEATS)
     with_caller = (seats == caller[:, None]) | (seats == partner[:, None])
-    played = caller >= 0  # not a void hand
+    played = (caller >= 0)[:, None]
     if mode == "points":
-        team = state.team_points[g].astype(np.float32)[:, None]
-        return np.where(with_caller, team, TOTAL_POINTS - team) * played[:, None] / TOTAL_POINTS
-    made = np.where(state.contract_made[g], 1.0, -1.0)[:, None]
-    return (np.where(with_caller, made, -made) * played[:, None]).astype(np.float32)
+        team = np.asarray(team_points, dtype=np.float32)[:, None]
+        return (np.where(with_caller, team, TOTAL_POINTS - team) * played / TOTAL_POINTS).astype(np.float32)
+    won = np.where(np.asarray(made), 1.0, -1.0)[:, None]
+    return (np.where(with_caller, won, -won) * played).astype(np.float32)
+
+
+def hand_rewards(state: State, g: np.ndarray, mode: str) -> np.ndarray:
+    """``(len(g), 5)`` float32 rewards of the finished games ``g`` of an engine state."""
+    return rewards_for(mode, state.rewards[g], state.caller[g], state.hidden.partner[g],
+                       state.team_points[g], state.contract_made[g])

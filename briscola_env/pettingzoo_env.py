@@ -1,0 +1,223 @@
+"""Briscola Chiamata as a PettingZoo AEC environment.
+
+===========================  ============================================================
+import                       ``from briscola_env import env`` (or ``raw_env``), or
+                             ``pettingzoo.make("aec", "briscola/BriscolaChiamata-v0")``
+                             after ``import briscola_env``
+agents                       ``player_0`` .. ``player_4`` (seats 0..4; play goes to the next)
+action space                 ``Discrete(151)``: see :mod:`briscola_env.actions`
+observation space            ``Dict(observation=Box(0, high, (1635,), uint8),
+                             action_mask=Box(0, 1, (151,), int8))``
+observation                  the seat's own view, :mod:`briscola_env.observation`
+                             (seats relative to the observer; ``SPEC.scale`` to [0, 1])
+action mask                  legal actions of the agent to act; all zero for the others
+rewards                      at the end of the hand, to all five agents: ``reward="payoff"``
+                             (session points, default), ``"points"`` or ``"win_loss"``
+episode                      one hand: auction, call, eight tricks (a void hand ends after
+                             the auction)
+infos                        ``phase``; at the end ``outcome``: caller, partner, team
+                             points, made, multiplier (``None`` for a void hand)
+===========================  ============================================================
+
+``env()`` adds PettingZoo's standard wrappers: an illegal action ends the hand
+with a penalty (``illegal_reward``, default -1) for the offender. ``raw_env``
+raises a ``ValueError`` naming the action and the legal ones.
+
+Keyword arguments: ``rules`` (a :class:`~briscola_env.rules.RulesConfig` or a
+preset name) plus any rules field to override (``call_rule="at_least"``),
+``reward``, ``render_mode`` (``"ansi"`` returns, ``"human"`` prints the
+table), ``render_view`` (``"omniscient"``, or a seat: only its hand is
+shown) and ``lang`` (``"it"`` or ``"en"`` card names).
+
+``reset(seed=..., options={"hands": [five lists of 8 card ids], "dealer": seat})``
+plays a given deal (replays, duplicate play); otherwise the deal is drawn
+from the env's own generator, seeded by ``seed``.
+
+One hand is played by the scalar :class:`~briscola_env.reference.ReferenceGame`
+(the rules implementation the batched engine is tested against): for a single
+game, plain Python is several times faster than NumPy calls on a batch of one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS, action_to_text
+from .cards import NUM_SEATS
+from .engine.deal import deal_from_seeds, hands_to_deal
+from .game_view import GameViews
+from .observation import SPEC
+from .reference import ReferenceGame
+from .render import render_text
+from .rewards import check_reward_mode, rewards_for
+from .rules import RulesConfig, preset
+
+ENV_ID = "briscola/BriscolaChiamata-v0"
+MAX_SEED = 2**57
+
+
+def env(illegal_reward: float = -1.0, **kwargs) -> AECEnv:
+    """The environment with PettingZoo's standard wrappers (see the module docstring)."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+def _rules(rules: Union[RulesConfig, str, None], overrides: dict) -> RulesConfig:
+    if isinstance(rules, str):
+        return preset(rules, **overrides)
+    if rules is None:
+        return RulesConfig.from_dict(overrides)
+    if not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig, a preset name or None; got {type(rules).__name__}")
+    return rules.replace(**overrides) if overrides else rules
+
+
+class raw_env(AECEnv):
+    """One hand of Briscola Chiamata for five agents (see the module docstring)."""
+
+    metadata = {
+        "name": "briscola_chiamata_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, rules: Union[RulesConfig, str, None] = None, reward: str = "payoff",
+                 render_mode: Optional[str] = None, render_view: Union[str, int] = "omniscient",
+                 lang: str = "it", **rule_overrides):
+        super().__init__()
+        self.rules = _rules(rules, rule_overrides)
+        self.reward_mode = check_reward_mode(reward)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
+                             f"got {render_mode!r}")
+        if render_view != "omniscient" and render_view not in range(NUM_SEATS):
+            raise ValueError(f"render_view must be 'omniscient' or a seat 0..4; got {render_view!r}")
+        if lang not in ("it", "en"):
+            raise ValueError(f"lang must be 'it' or 'en'; got {lang!r}")
+        self.render_mode, self.render_view, self.lang = render_mode, render_view, lang
+
+        self.possible_agents = [f"player_{s}" for s in range(NUM_SEATS)]
+        self.agents = self.possible_agents[:]
+        self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
+        # One space object for every agent, as PettingZoo expects.
+        self._observation_space = spaces.Dict({
+            "observation": spaces.Box(low=0, high=SPEC.high, shape=SPEC.shape, dtype=SPEC.dtype),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        })
+        self._action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
+        self._rng = np.random.default_rng()
+        self.game: Optional[ReferenceGame] = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # --- the episode ------------------------------------------------------------------
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)  # the env's own generator; global state is untouched
+        options = options or {}  # other keys are ignored, as Gymnasium's reset does
+        if "hands" in options:
+            if "dealer" not in options:
+                raise ValueError('options "hands" needs a "dealer" too (a seat 0..4)')
+            deal = hands_to_deal(options["hands"]).tolist()
+            dealer = options["dealer"]
+        else:
+            deals, dealers = deal_from_seeds(self._rng.integers(0, MAX_SEED, 1))
+            deal, dealer = deals[0].tolist(), int(dealers[0])
+        self.game = ReferenceGame(self.rules, deal, dealer)  # checks the dealer
+        self._views = GameViews(self.game)
+
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {"phase": "auction"} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._observed: dict[str, dict] = {}
+        self._legal: Optional[list[int]] = None
+
+    def observe(self, agent: str) -> dict:
+        if agent not in self._observed:  # cached until the next step
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            if agent == self.agent_selection and not self.terminations[agent]:
+                mask[self._legal_actions()] = 1
+            self._observed[agent] = {"observation": self._views.observe(self._seat[agent]), "action_mask": mask}
+        return self._observed[agent]
+
+    def _legal_actions(self) -> list[int]:
+        if self._legal is None:
+            self._legal = self.game.legal_actions()
+        return self._legal
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        game = self.game
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                or action not in self._legal_actions():
+            legal = ", ".join(action_to_text(a, self.rules.ten_card) for a in self._legal_actions())
+            what = (f"{action} ({action_to_text(action, self.rules.ten_card)!r})"
+                    if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else repr(action))
+            raise ValueError(f"{agent}: illegal action {what} in phase {game.phase!r}; legal actions: {legal}")
+        self._views.step(int(action))
+        self._observed.clear()
+        self._legal = None
+        self._cumulative_rewards[agent] = 0.0
+        for other in self.agents:
+            self.infos[other]["phase"] = game.phase
+        if game.terminated:
+            self._end_hand()
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+            self._clear_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_hand(self) -> None:
+        game = self.game
+        rewards = rewards_for(self.reward_mode, np.array([game.payoffs]), np.array([game.caller]),
+                              np.array([game.partner]), np.array([game.team_points]), np.array([game.made]))[0]
+        outcome = None if game.void else {
+            "caller": game.caller, "partner": game.partner, "team_points": game.team_points,
+            "made": game.made, "multiplier": game.multiplier, "payoffs": list(game.payoffs),
+        }
+        for s, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = float(rewards[s])
+            self.terminations[agent] = True
+            self.infos[agent]["outcome"] = outcome
+        self._accumulate_rewards()
+
+    # --- display ---------------------------------------------------------------------
+
+    def render(self) -> Optional[str]:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        viewer = None if self.render_view == "omniscient" else self.render_view
+        text = render_text(self.game, viewer=viewer, lang=self.lang, names=self.possible_agents)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
