@@ -82,8 +82,9 @@ class BatchedEnv:
         # Each seat's view, of which only the records are kept up to date (the rest is
         # written fresh for the seat to act): one gather then yields whole observations.
         self._views = np.zeros((self.num_envs, NUM_SEATS, SPEC.size), dtype=np.uint8)
-        zeros = np.zeros(self.num_envs, dtype=bool)
-        return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), zeros, {})
+        nothing = np.zeros(0, dtype=np.int64)
+        return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
+                            self._outcome(nothing))
 
     def step(self, actions) -> BatchStep:
         """One decision in every game; games that end are scored and re-dealt."""
@@ -99,11 +100,10 @@ class BatchedEnv:
 
         done = state.terminated.copy()
         rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
-        info = {}
         ended = np.flatnonzero(done)
+        info = self._outcome(ended)
         if ended.size:
             rewards[ended] = hand_rewards(state, ended, self.reward)
-            info = self._outcome(ended)
             self.deal_seeds[ended] = self._rng.integers(0, MAX_SEED, ended.size)
             engine.reset_done(state, self.deal_seeds)
             self._views[ended, :, RECORDS] = 0
@@ -133,7 +133,7 @@ class BatchedEnv:
             return out
 
         return {
-            "ended": state.terminated.copy(),
+            "ended": column(np.ones(n, bool), False, bool),
             "ended_deal_seed": column(self.deal_seeds, -1, np.int64),
             "caller": column(state.caller, -1, np.int8),
             "partner": column(state.hidden.partner, -1, np.int8),
