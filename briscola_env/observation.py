@@ -249,7 +249,7 @@ def encode_state_of_play(state: State, me: np.ndarray) -> np.ndarray:
         else:
             flat[at + value * known] = known
 
-    my_hand = state.hidden.hand_bits[games, me]  # the only hidden fact of his that a seat may see
+    my_hand = state.hidden.hand_bits.reshape(-1)[games * NUM_SEATS + me]  # the one hidden fact he may see
     # The union of the hands is public: the 40 cards less those played. Less mine: unseen.
     in_hands = np.bitwise_or.reduce(state.hidden.hand_bits, axis=1)
     cards = to_bool(np.stack([my_hand, in_hands & ~my_hand], axis=1)[:, :, None], NUM_CARDS)  # (B, 2, 40)
@@ -270,12 +270,12 @@ def encode_state_of_play(state: State, me: np.ndarray) -> np.ndarray:
 
     in_play = state.phase == PLAY
     trick = state.trick_index.astype(np.int64)
-    last = np.minimum(trick, NUM_TRICKS - 1)
-    current = state.trick_cards[games, last, :NUM_SEATS - 1].astype(np.int64)
+    at_trick = games * NUM_TRICKS + np.minimum(trick, NUM_TRICKS - 1)  # flat index of the current trick
+    current = state.trick_cards.reshape(-1)[at_trick[:, None] * NUM_SEATS + np.arange(NUM_SEATS - 1)]
     on_table = in_play[:, None] & (current >= 0)
     flat[row[:, None] + SPEC.sections["current_trick"].start + np.arange(NUM_SEATS - 1) * NUM_CARDS
          + current * on_table] = on_table  # a place with no card writes a 0 over its own row
-    one("trick_leader", _relative(state.trick_leaders[games, last], me), in_play)
+    one("trick_leader", _relative(state.trick_leaders.reshape(-1)[at_trick], me), in_play)
     one("trick_index", trick, state.phase >= PLAY)
 
     around = games[:, None] * NUM_SEATS + _AROUND[me]  # flat index of each relative seat's entry
