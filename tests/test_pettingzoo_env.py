@@ -259,8 +259,7 @@ def test_masks_and_observations_match_the_batched_engine_in_lock_step(rules_name
         if live.any():
             state = engine.step(state, actions, live)
     assert checked_steps > 20 * n_games
-    phases_seen = {e.game.void for e in envs}
-    assert phases_seen == {True, False}, "both void and played hands should occur"
+    assert {e.game.void for e in envs} == {True, False}, "both void and played hands should occur"
 
 
 # --- 5. Whole hands: payoffs, rewards, terminations, infos -----------------------------------
@@ -326,7 +325,7 @@ def test_random_hands_pay_as_the_batched_engine(rules_name):
         for key in ("caller", "partner", "team_points", "multiplier"):
             assert type(outcome[key]) is int, (key, type(outcome[key]))
         assert type(outcome["made"]) is bool
-    assert voids < n_games // 2 and (rules_name == "points_only" or voids > 0 or True)
+    assert 0 < voids < n_games // 2, voids  # void and played hands both occur
 
 
 def test_a_deliberate_all_pass_hand_is_void():
@@ -621,9 +620,9 @@ def test_seat_view_hides_the_others_hands_and_the_partner_until_revealed():
     e = scripted(raw_env(render_mode="ansi", render_view=2))
     text = e.render()
     hand_lines = {line.split()[0]: line for line in text.splitlines() if line.startswith("  player_")}
-    assert "(8 cards)" not in hand_lines["player_2"] and "2♣" not in text.replace(hand_lines["player_2"], "")
+    assert "cards)" not in hand_lines["player_2"] and "A♣" in hand_lines["player_2"]
     for other in ("player_0", "player_1", "player_3", "player_4"):
-        assert "(8 cards)" in hand_lines[other]
+        assert hand_lines[other].split() == [other, "(8", "cards)"]
     assert "partner secret" in text and "partner player_3" not in text
     # The partner sees himself named.
     assert "partner player_3" in scripted(raw_env(render_mode="ansi", render_view=3)).render()
