@@ -80,6 +80,11 @@ def _rules(rules: Union[RulesConfig, str, None], overrides: dict) -> RulesConfig
     return rules.replace(**overrides) if overrides else rules
 
 
+def _is_seat(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+        and 0 <= value < NUM_SEATS
+
+
 class raw_env(AECEnv):
     """One hand of Briscola Chiamata for five agents (see the module docstring)."""
 
@@ -99,7 +104,7 @@ class raw_env(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
                              f"got {render_mode!r}")
-        if render_view != "omniscient" and render_view not in range(NUM_SEATS):
+        if render_view != "omniscient" and not _is_seat(render_view):
             raise ValueError(f"render_view must be 'omniscient' or a seat 0..4; got {render_view!r}")
         if lang not in ("it", "en"):
             raise ValueError(f"lang must be 'it' or 'en'; got {lang!r}")
@@ -136,6 +141,8 @@ class raw_env(AECEnv):
                 raise ValueError('options "hands" needs a "dealer" too (a seat 0..4)')
             deal = hands_to_deal(options["hands"]).tolist()
             dealer = options["dealer"]
+            if not _is_seat(dealer):
+                raise ValueError(f'options["dealer"] must be a seat 0..4; got {dealer!r}')
         else:
             deals, dealers = deal_from_seeds(self._rng.integers(0, MAX_SEED, 1))
             deal, dealer = deals[0].tolist(), int(dealers[0])
