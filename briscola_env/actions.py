@@ -18,8 +18,6 @@ standing one: a weaker rank, then more points.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .cards import FACE_SYMBOLS, NUM_CARDS, NUM_FACES, card_str, card_tables, parse_card
 
 PASS = 0
@@ -34,11 +32,6 @@ PLAY_OFFSET = CALL_OFFSET + NUM_CARDS  # 111: play card c is PLAY_OFFSET + c
 NUM_ACTIONS = PLAY_OFFSET + NUM_CARDS  # 151
 assert (POINT_BID_OFFSET, CALL_OFFSET, PLAY_OFFSET, NUM_ACTIONS) == (11, 71, 111, 151)
 
-# Kind of each action id, for vectorized dispatch.
-KIND_PASS, KIND_RANK_BID, KIND_POINT_BID, KIND_CALL, KIND_PLAY = range(5)
-ACTION_KIND = np.repeat(
-    np.arange(5, dtype=np.int8), [1, NUM_RANK_LEVELS, NUM_POINT_BIDS, NUM_CARDS, NUM_CARDS]
-)
 
 
 def rank_bid(level: int) -> int:
@@ -111,7 +104,3 @@ def text_to_action(text: str, ten_card: str = "three") -> int:
         f"cannot parse action {text!r}: expected 'pass', 'bid <face A 2..7 F C R>', "
         f"'bid <{MIN_POINTS}..{MAX_POINTS}>', 'call <card>' or 'play <card>' (cards like 'A♦' or 'Ad')"
     )
-
-
-def actions_to_text(actions, ten_card: str = "three") -> list[str]:
-    return [action_to_text(a, ten_card) for a in np.asarray(actions).ravel()]

@@ -59,7 +59,7 @@ from .actions import CALL_OFFSET, NUM_ACTIONS
 from .cards import NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS
 from .engine import State
 from .engine.bits import CARD_BIT, to_bool
-from .engine.state import MAX_AUCTION_LENGTH, PLAY
+from .engine.state import PLAY
 
 NUM_BIDS = CALL_OFFSET - 1  # bid ids 1..70
 NUM_PHASES = 4

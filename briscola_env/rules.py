@@ -8,7 +8,7 @@ preset (:func:`preset`). Every field is validated on construction.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Optional
 
 import numpy as np

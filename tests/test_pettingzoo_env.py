@@ -279,7 +279,7 @@ def test_random_hands_pay_as_the_batched_engine(rules_name):
         e.reset(options={"hands": hands_of_deal(deals[b]), "dealer": int(dealers[b])})
         assert e.agent_selection == AGENTS[(int(dealers[b]) + 1) % NUM_SEATS]
         raw = e.unwrapped
-        actions, totals, infos = [], dict.fromkeys(AGENTS, 0.0), []
+        actions, totals = [], dict.fromkeys(AGENTS, 0.0)
         cumulative_at_end = None
         for steps, agent in enumerate(e.agent_iter()):
             assert steps < 500
