@@ -54,30 +54,41 @@ class BatchStep:
     mask: np.ndarray  # (N, 151) bool, its legal actions
     seat: np.ndarray  # (N,) int64, the seat to act
     rewards: np.ndarray  # (N, 5) float32, for all seats, on the step a game ends (else 0)
-    done: np.ndarray  # (N,) bool, the game in that slot ended at this step (and was re-dealt)
+    done: np.ndarray  # (N,) bool, the game in that slot ended at this step (and, with auto-reset, was re-dealt)
     info: dict  # per-game arrays: deal_seed of the game now in play; for ended games, their outcome
 
 
 class BatchedEnv:
-    """N games of Briscola Chiamata stepped together, auto-reset on the same step."""
+    """N games of Briscola Chiamata stepped together, auto-reset on the same step.
+
+    With ``auto_reset=False`` (evaluation: a fixed set of games) a finished game
+    stays finished: later actions for it are ignored, its mask is all False and
+    its observation is seat 0's final view."""
 
     def __init__(self, num_envs: int, rules: Optional[RulesConfig] = None, seed: int = 0,
-                 reward: str = "payoff"):
+                 reward: str = "payoff", auto_reset: bool = True):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int; got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.rules = rules if rules is not None else RulesConfig()
         self.reward = check_reward_mode(reward)
+        self.auto_reset = bool(auto_reset)
         self.observation_spec = SPEC
         self.num_actions = NUM_ACTIONS
         self._seed = seed
         self.state: Optional[engine.State] = None
 
-    def reset(self, seed: Optional[int] = None) -> BatchStep:
+    def reset(self, seed: Optional[int] = None, deal_seeds=None) -> BatchStep:
         """Deal N new games. The env's generator is seeded from ``seed`` (or the
-        constructor's), and every later deal comes from it: same seed, same games."""
+        constructor's), and every later deal comes from it: same seed, same games.
+        ``deal_seeds`` (N engine seeds) sets the first N deals instead."""
         self._rng = np.random.default_rng(self._seed if seed is None else seed)
         self.deal_seeds = self._rng.integers(0, MAX_SEED, self.num_envs)
+        if deal_seeds is not None:
+            deal_seeds = np.asarray(deal_seeds)
+            if deal_seeds.shape != (self.num_envs,):
+                raise ValueError(f"deal_seeds must have shape ({self.num_envs},); got {deal_seeds.shape}")
+            self.deal_seeds = deal_seeds.astype(np.int64)
         self.state = engine.init(self.deal_seeds, self.rules)
         # Each seat's view, of which only the records are kept up to date (the rest is
         # written fresh for the seat to act): one gather then yields whole observations.
@@ -95,18 +106,20 @@ class BatchedEnv:
         phase = state.phase.copy()
         standing = state.high_bid.astype(np.int64)
         trick = state.trick_index.astype(np.int64)
-        engine.step_inplace(state, actions)  # validates the actions
+        finished_before = state.terminated.copy()
+        engine.step_inplace(state, actions)  # validates the actions (finished games' are ignored)
         self._record(np.asarray(actions, dtype=np.int64), seat, phase, standing, trick)
 
-        done = state.terminated.copy()
+        done = state.terminated & ~finished_before
         rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
         ended = np.flatnonzero(done)
         info = self._outcome(ended)
         if ended.size:
             rewards[ended] = hand_rewards(state, ended, self.reward)
-            self.deal_seeds[ended] = self._rng.integers(0, MAX_SEED, ended.size)
-            engine.reset_done(state, self.deal_seeds)
-            self._views[ended, :, RECORDS] = 0
+            if self.auto_reset:
+                self.deal_seeds[ended] = self._rng.integers(0, MAX_SEED, ended.size)
+                engine.reset_done(state, self.deal_seeds)
+                self._views[ended, :, RECORDS] = 0
         return self._output(rewards, done, info)
 
     def privileged(self) -> np.ndarray:
@@ -118,7 +131,7 @@ class BatchedEnv:
 
     def _output(self, rewards: np.ndarray, done: np.ndarray, info: dict) -> BatchStep:
         state = self.state
-        seat = state.current_player.astype(np.int64)  # every game is live after the auto-reset
+        seat = np.maximum(state.current_player, 0).astype(np.int64)  # a finished game shows seat 0
         obs = self._views.reshape(-1, SPEC.size)[np.arange(self.num_envs) * NUM_SEATS + seat]
         obs[:, :RECORDS.start] = encode_state_of_play(state, seat)
         info["deal_seed"] = self.deal_seeds.copy()
@@ -150,7 +163,8 @@ class BatchedEnv:
         def views_of(g: np.ndarray) -> np.ndarray:
             return (g[:, None] * NUM_SEATS + viewers) * SPEC.size  # (n, 5): start of each seat's view
 
-        # Every game took an action (the auto-reset leaves none finished); calls are no record.
+        # Games that acted in the auction or in play (finished ones are in neither; calls are
+        # no record).
         rel = _RELATIVE[viewers, seat[:, None] + 1]  # (N, 5): the actor as each viewer sees him
         in_auction = phase == AUCTION
         g = np.flatnonzero(in_auction & (actions > 0))

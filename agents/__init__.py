@@ -1,0 +1,16 @@
+"""Agents that play Briscola Chiamata on a batch of games.
+
+Every agent implements :class:`Agent`: ``act(obs, mask)`` takes the views of
+the players to act in a batch of games (:data:`briscola_env.observation.SPEC`
+rows) and their legal-action masks, and returns one action per game. The
+same agent plays in the batched evaluation and, wrapped in
+:class:`AECPolicy`, in the PettingZoo environment. :func:`make_agent` builds
+one from a spec string, as the ``briscola`` command line does.
+"""
+
+from .adapter import AECPolicy
+from .base import Agent
+from .random_agent import RandomAgent
+from .registry import AGENTS, make_agent
+
+__all__ = ["Agent", "RandomAgent", "AECPolicy", "AGENTS", "make_agent"]
