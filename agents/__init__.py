@@ -10,7 +10,8 @@ one from a spec string, as the ``briscola`` command line does.
 
 from .adapter import AECPolicy
 from .base import Agent
+from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 from .registry import AGENTS, make_agent
 
-__all__ = ["Agent", "RandomAgent", "AECPolicy", "AGENTS", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "AECPolicy", "AGENTS", "make_agent"]

@@ -9,9 +9,10 @@ import importlib
 from typing import Optional
 
 from .base import Agent
+from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 
-AGENTS: dict[str, type[Agent]] = {"random": RandomAgent}
+AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent}
 
 
 def _options(text: str) -> dict:

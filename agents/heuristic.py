@@ -1,0 +1,188 @@
+"""A rule-based heuristic agent that plays like a sensible club player.
+
+It reads only its own view (hand, auction, call, cards played) and decides
+for a whole batch of games at once.
+
+**Hand value.** The *best suit* is the one with the most cards, points
+breaking ties. The hand value is the points in hand plus 5 per card of the
+best suit, plus 6 if it holds that suit's Asso and 4 for its ten-point card.
+
+**Auction.** Rank bids go down from the Asso; a weaker rank is a harder
+contract, as the caller then leans less on his partner. The agent bids the
+cheapest legal bid while it is within its stop: ranks down to level
+``(value - bid_base) / bid_step`` (no rank at all below ``bid_base``), points
+only with a strong hand (``value >= points_from``), up to ``61 + 2 * (value -
+points_from)`` and at most ``max_points``. Otherwise it passes.
+
+**Call.** Trump is its best suit: it calls the strongest legal card of that
+suit it does not hold (another suit's if it holds them all). It calls one of
+its own cards, playing solo, only when the hand is overwhelming (``value >=
+solo_from``).
+
+**Play.** Following to a trick:
+
+- if a known teammate is winning and the trick is safe (it is the last card,
+  or a trump is winning), it loads points onto it (*caricare*): the highest
+  non-trump card; otherwise it throws its cheapest card;
+- else, if the trick carries points (``>= take_from``), it takes it as cheaply
+  as it can: a higher card of the suit led before any trump, and among trumps
+  the lowest that wins (*briscolare*);
+- else it throws its cheapest card (*liscio*): fewest points, non-trump first,
+  then the weakest.
+
+Leading, it plays its cheapest non-trump card; a defender who knows the
+caller but not yet the partner leads his lowest trump, to draw the called card
+out. A partner not yet revealed keeps the called card back while he can
+(before the last ``reveal_late`` tricks). Teammates: the caller for the
+partner; the partner for the caller once revealed; the other defenders once
+the partner is revealed.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from briscola_env.actions import CALL_OFFSET, MIN_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET
+from briscola_env.cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, card_tables
+from briscola_env.engine.tables import rule_tables
+from briscola_env.observation import SPEC
+from briscola_env.rules import RulesConfig
+
+from .base import Agent
+
+_SUIT_OF = CARD_SUIT.astype(np.int64)
+_IN_SUIT = CARD_SUIT[None, :] == np.arange(NUM_SUITS)[:, None]  # (4, 40)
+
+
+class HeuristicAgent(Agent):
+    """Rule-based play for every phase (rules in the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, rules: Optional[RulesConfig] = None, seed: Optional[int] = None, bid_base: float = 30,
+                 bid_step: float = 4, points_from: float = 75, max_points: int = 90, solo_from: float = 90,
+                 take_from: int = 10, reveal_late: int = 3):
+        super().__init__(seed)
+        self.rules = rules or RulesConfig()
+        cards = card_tables(self.rules.ten_card)
+        self.points = cards.points.astype(np.int64)
+        self.strength = cards.strength.astype(np.int64)
+        self.level = cards.level.astype(np.int64)
+        self.ten = np.flatnonzero(cards.level == 2) % 10  # face index of the ten-point card
+        self.beats = rule_tables(self.rules).beats.reshape(NUM_SUITS, NUM_CARDS + 1, NUM_CARDS)
+        self.bid_base, self.bid_step = bid_base, bid_step
+        self.points_from, self.max_points, self.solo_from = points_from, max_points, solo_from
+        self.take_from, self.reveal_late = take_from, reveal_late
+
+    # --- reading the view --------------------------------------------------------------
+
+    def _hand_value(self, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(value, best suit, per-suit score) of each hand ``(n, 40)``."""
+        count = hand @ _IN_SUIT.T.astype(np.int64)  # (n, 4)
+        points = (hand * self.points) @ _IN_SUIT.T.astype(np.int64)
+        score = count * 100 + points
+        best = score.argmax(axis=1)
+        rows = np.arange(len(hand))
+        ace, ten = best * 10, best * 10 + self.ten[0]
+        value = (hand * self.points).sum(1) + 5 * count[rows, best] + 6 * hand[rows, ace] + 4 * hand[rows, ten]
+        return value, best, score
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        phase = SPEC.view(obs, "phase").argmax(axis=1)
+        actions = np.full(len(obs), -1, dtype=np.int64)
+        for p, decide in ((0, self._bid), (1, self._call), (2, self._play)):
+            rows = np.flatnonzero(phase == p)
+            if rows.size:
+                actions[rows] = decide(obs[rows], mask[rows])
+        return actions
+
+    # --- the three phases ------------------------------------------------------------------
+
+    def _bid(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        value, _, _ = self._hand_value(SPEC.view(obs, "hand").astype(np.int64))
+        bids = mask.copy()
+        bids[:, PASS] = False
+        cheapest = np.where(bids.any(axis=1), bids.argmax(axis=1), PASS)
+        is_rank = cheapest < POINT_BID_OFFSET
+        rank_stop = np.floor((value - self.bid_base) / self.bid_step)
+        point_stop = np.minimum(61 + 2 * (value - self.points_from), self.max_points)
+        wanted = np.where(is_rank, cheapest <= rank_stop,
+                          (value >= self.points_from) & (cheapest - POINT_BID_OFFSET + MIN_POINTS <= point_stop))
+        wanted &= cheapest != PASS
+        return np.where(wanted | ~mask[:, PASS], cheapest, PASS)
+
+    def _call(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        hand = SPEC.view(obs, "hand").astype(bool)
+        value, best, score = self._hand_value(hand.astype(np.int64))
+        callable_ = mask[:, CALL_OFFSET:CALL_OFFSET + NUM_CARDS]
+        own_ok = (value >= self.solo_from)[:, None]
+        suit_rank = np.argsort(np.argsort(score, axis=1), axis=1)  # 3 = best suit
+        preference = (suit_rank[:, _SUIT_OF] * 100 + self.strength[None, :]
+                      - np.where(hand & ~own_ok, 10_000, 0))
+        return CALL_OFFSET + np.where(callable_, preference, -10**9).argmax(axis=1)
+
+    def _play(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        n = len(obs)
+        rows = np.arange(n)
+        playable = mask[:, PLAY_OFFSET:PLAY_OFFSET + NUM_CARDS]
+        trump = SPEC.view(obs, "trump").argmax(axis=1)
+        called = np.where(SPEC.view(obs, "called_card").any(axis=1), SPEC.view(obs, "called_card").argmax(1), -1)
+        table = SPEC.view(obs, "current_trick")  # (n, 4, 40)
+        placed = table.any(axis=2)  # (n, 4)
+        on_table = placed.sum(axis=1)
+        table_cards = np.where(placed, table.argmax(axis=2), -1)
+
+        # The card winning the trick so far, and who played it (relative seat).
+        best = np.full(n, -1)
+        best_place = np.zeros(n, dtype=np.int64)
+        for place in range(NUM_SEATS - 1):
+            card = table_cards[:, place]
+            takes = (card >= 0) & self.beats[trump, best + 1, np.maximum(card, 0)]
+            best = np.where(takes, card, best)
+            best_place = np.where(takes, place, best_place)
+        leader = SPEC.view(obs, "trick_leader").argmax(axis=1)
+        winner = (leader + best_place) % NUM_SEATS
+        trick_points = np.where(placed, self.points[np.maximum(table_cards, 0)], 0).sum(axis=1)
+
+        # Who is on my side, as far as I know (relative seats; 0 is me).
+        caller = SPEC.view(obs, "caller").argmax(axis=1)
+        revealed = SPEC.view(obs, "partner_revealed")[:, 0].astype(bool)
+        partner = SPEC.view(obs, "partner").argmax(axis=1)
+        i_partner = SPEC.view(obs, "i_hold_called")[:, 0].astype(bool) | (revealed & (partner == 0))
+        i_caller = caller == 0
+        caller_side = np.where(revealed, (winner == caller) | (winner == partner), winner == caller)
+        teammate_wins = (on_table > 0) & np.where(i_caller | i_partner, caller_side & (winner != 0),
+                                                  revealed & ~caller_side)
+
+        is_trump = _SUIT_OF[None, :] == trump[:, None]
+        wins = playable & self.beats[trump[:, None], best[:, None] + 1, np.arange(NUM_CARDS)[None, :]]
+        # The cheapest card to give away: fewest points, then non-trump, then weakest.
+        cheap = self.points * 100 + is_trump * 50 + self.strength
+        trick = SPEC.view(obs, "trick_index").argmax(axis=1)
+        hide = i_partner & ~revealed & (trick < NUM_TRICKS - self.reveal_late)
+        keep_back = hide[:, None] & (np.arange(NUM_CARDS)[None, :] == called[:, None])
+        spare = playable & ~keep_back
+        spare = np.where(spare.any(axis=1)[:, None], spare, playable)
+
+        def pick(allowed: np.ndarray, cost: np.ndarray) -> np.ndarray:
+            return np.where(allowed, cost, 10**9).argmin(axis=1)
+
+        throw = pick(spare, cheap)
+        load = pick(spare & ~is_trump, -self.points[None, :] * 100 - self.strength[None, :])
+        can_load = (spare & ~is_trump).any(axis=1)
+        safe = (on_table == NUM_SEATS - 1) | (_SUIT_OF[np.maximum(best, 0)] == trump)
+        take_cost = np.where(is_trump, 1000 + self.strength[None, :] * 10 + self.points[None, :], self.points[None, :])
+        take = pick(wins & spare, take_cost)
+        can_take = (wins & spare).any(axis=1) & (trick_points >= self.take_from)
+
+        # Leading: a defender hunting the partner leads a low trump.
+        hunting = ~i_caller & ~i_partner & ~revealed & (spare & is_trump).any(axis=1)
+        lead = np.where(hunting, pick(spare & is_trump, self.strength[None, :]),
+                        pick(spare, np.where(is_trump, 10_000, 0) + cheap))
+
+        choice = np.where(on_table == 0, lead,
+                          np.where(teammate_wins, np.where(safe & can_load, load, throw),
+                                   np.where(can_take, take, throw)))
+        return PLAY_OFFSET + choice

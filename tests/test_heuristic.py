@@ -1,0 +1,84 @@
+"""The heuristic agent's key decisions on hand-built positions, and its edge
+over the random agent."""
+
+import numpy as np
+
+from agents import HeuristicAgent, RandomAgent
+from briscola_env.actions import PASS, action_to_text, text_to_action
+from briscola_env.observation import encode
+from briscola_env.rules import RulesConfig
+from evaluation import evaluate_pair
+from support import Table, deal_with
+
+DEALER = 4  # seat 0 speaks first and leads
+CALLED_ACE_OF_CUPS = ("bid A", "pass", "pass", "pass", "pass", "call Ac")  # seat 0 calls; trump Coppe
+
+
+def decide(table: Table) -> str:
+    """The heuristic's action, as text, for the player to act at ``table``."""
+    state = table.state
+    seat = state.current_player.astype(np.int64)
+    return action_to_text(HeuristicAgent(seed=0).act(encode(state, seat), state.legal_action_mask)[0])
+
+
+def test_takes_a_pointed_trick_cheaply():
+    # Seat 2 holds the R♦, 3♦, A♦ and trumps; on the table: C♦ and A♣, 14 points.
+    hands = deal_with({0: "Cd 2b 4b 5b 6b 7b Fb 2s", 1: "Ab Ac 3c 4s 5s 6s 7s Fs",
+                       2: "Rd 3d Ad 2c 4d 5d 6d 7d"})
+    table = Table(RulesConfig(), hands, DEALER).act(*CALLED_ACE_OF_CUPS, "play Cd", "play Ab")
+    assert decide(table) == "play R♦"  # the lowest card that wins: not the Asso, not a trump
+
+
+def test_does_not_waste_a_trump_on_an_empty_trick():
+    hands = deal_with({0: "2d 2b 4b 5b 6b 7b Fb 2s", 1: "4d Ac 3c 4s 5s 6s 7s Fs",
+                       2: "2c 4c 5c 5d 6d 7d Rb Cb"})
+    table = Table(RulesConfig(), hands, DEALER).act(*CALLED_ACE_OF_CUPS, "play 2d", "play 4d")
+    assert decide(table) in ("play 5♦", "play 6♦", "play 7♦")  # a liscio, no trump, no points
+
+
+def test_loads_points_onto_the_revealed_partners_winning_trick():
+    hands = deal_with({0: "2d As 2s 4s 5s 6s 7s Fs", 1: "Ac 3c 4b 5b 6b 7b Fb Cb",
+                       2: "4d 4c Rb 2b 3d Ad Rd Cd", 3: "5d 5c 6c 7c Fc Cc Rc 2c",
+                       4: "6d Ab 3b Fd 7d 3s Rs Cs"})
+    table = Table(RulesConfig(), hands, DEALER).act(*CALLED_ACE_OF_CUPS)
+    table.act("play 2d", "play Ac", "play 4d", "play 5d", "play 6d")  # the partner shows himself and wins
+    table.act("play 3c", "play 4c", "play 5c", "play Ab")  # he leads a high trump; seat 0 plays last
+    assert table.state.partner_revealed[0] and table.state.current_player[0] == 0
+    assert decide(table) == "play A♠"  # caricare: the most points that are not trump
+
+
+def deepest_bid(hand: str) -> int:
+    """Seat 0 is the heuristic; the others always make the cheapest bid. The
+    highest bid (action id) seat 0 makes before passing: its stop."""
+    table = Table(RulesConfig(), deal_with({0: hand}), DEALER)
+    deepest = PASS
+    while table.state.phase[0] == 0:
+        if table.state.current_player[0] == 0:
+            action = text_to_action(decide(table))
+            deepest = max(deepest, action)
+            if action == PASS:
+                break
+        else:
+            bids = [a for a in table.legal if a != PASS]
+            action = bids[0] if bids else PASS
+        table.act(action_to_text(action))
+    return deepest
+
+
+def test_bids_deeper_with_a_stronger_hand():
+    weak, medium, strong = "2d 4d 2b 4b 5b 2s 4s 5s", "Ac 3c 4c 2d 4d 2b 4b 2s", "Ac 3c Rc Cc Fc 7c Ad 3d"
+    depths = [deepest_bid(hand) for hand in (weak, medium, strong)]
+    assert depths[0] == PASS < depths[1] < depths[2]
+    assert depths[2] >= text_to_action("bid 62")  # only a strong hand goes on into points
+
+
+def test_calls_the_strongest_missing_card_of_its_best_suit():
+    hands = deal_with({0: "3c Rc Cc Fc 7c 2d 4b 2s"})
+    table = Table(RulesConfig(bidding="points_only"), hands, DEALER).act("bid 61", "pass", "pass", "pass", "pass")
+    assert decide(table) == "call A♥"
+
+
+def test_beats_the_random_agent_clearly():
+    result = evaluate_pair(HeuristicAgent(), RandomAgent(), 150, seed=1)
+    assert result.edge_a > 0.5 and result.edge_a_ci[0] > 0
+    assert result.edge_b < 0 and result.edge_b_ci[1] < 0
