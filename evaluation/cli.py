@@ -5,14 +5,14 @@
 
 Agent specs are those of :func:`agents.make_agent`. With two specs, A's and
 B's paired edges (see :mod:`evaluation.duplicate`); with more, every pair on
-the same deals. Prints a Markdown table and writes ``results.json`` and
-``results.md`` into ``--out``.
+the same deals. Prints Markdown tables (edges, per-agent statistics,
+OpenSkill ratings) and writes them, ``results.json`` and PNG plots into
+``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -24,19 +24,12 @@ from briscola_env import __version__, preset
 from briscola_env.rules import PRESETS
 
 from .duplicate import PairResult, round_robin
+from .report import edges_table, ratings, ratings_table, stats_table, write
 
 
-def markdown_table(results: list[PairResult]) -> str:
-    rows = ["| A | B | deals | A's edge per hand (95% CI) | B's edge per hand (95% CI) |",
-            "|---|---|---:|---|---|"]
-    for r in results:
-        rows.append(f"| {r.a} | {r.b} | {r.deals} | {r.edge_a:+.3f} ({r.edge_a_ci[0]:+.3f}, {r.edge_a_ci[1]:+.3f}) "
-                    f"| {r.edge_b:+.3f} ({r.edge_b_ci[0]:+.3f}, {r.edge_b_ci[1]:+.3f}) |")
-    return "\n".join(rows)
-
-
-def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path]) -> list[PairResult]:
-    """The Python API behind ``briscola evaluate``."""
+def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
+             out: Optional[Path]) -> tuple[list[PairResult], dict]:
+    """The Python API behind ``briscola evaluate``: the pair results and the ratings."""
     if len(specs) < 2:
         raise ValueError("evaluate needs at least two agent specs")
     agents = [make_agent(spec, seed=seed + i) for i, spec in enumerate(specs)]
@@ -50,13 +43,11 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Opti
             done[0] = n if n < deals else 0
 
         results = round_robin(agents, names, deals, seed, preset(rules_name), progress=progress)
+    rated = ratings(results)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        record = {"version": __version__, "specs": specs, "deals": deals, "seed": seed, "rules": rules_name,
-                  "pairs": [r.as_dict() for r in results]}
-        (out / "results.json").write_text(json.dumps(record, indent=2))
-        (out / "results.md").write_text(markdown_table(results) + "\n")
-    return results
+        write(results, rated, out, {"version": __version__, "specs": specs, "deals": deals, "seed": seed,
+                                    "rules": rules_name})
+    return results, rated
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -70,10 +61,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     ev.add_argument("--out", type=Path, default=None, help="folder for results.json and results.md")
     args = parser.parse_args(argv)
     try:
-        results = evaluate(args.specs, args.deals, args.seed, args.rules, args.out)
+        results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, args.out)
     except ValueError as error:
         parser.error(str(error))
-    print(markdown_table(results))
+    print("\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)]))
     return 0
 
 

@@ -19,10 +19,12 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from agents import Agent
+from briscola_env import engine
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import RulesConfig
 
 from .play import play_games
+from .stats import AgentStats, agent_stats
 
 GAMES_PER_DEAL = 2 * (1 + NUM_SEATS)
 A, B = 0, 1
@@ -55,13 +57,17 @@ class PairResult:
     edge_a_ci: tuple
     edge_b: float  # one B among four A's, against all A's
     edge_b_ci: tuple
-    per_deal_a: np.ndarray = field(repr=False)  # (deals,) A's mean edge over the five seats of each deal
-    per_deal_b: np.ndarray = field(repr=False)
+    per_seat_a: np.ndarray = field(repr=False)  # (deals, 5) A's edge on each deal and seat
+    per_seat_b: np.ndarray = field(repr=False)
+    stats_a: AgentStats = field(repr=False)  # A alone among B's
+    stats_b: AgentStats = field(repr=False)  # B alone among A's
+    games: engine.State = field(repr=False)  # every game played, 12 per deal (see duplicate_layout)
 
     def as_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "deals": self.deals,
                 "edge_a": self.edge_a, "edge_a_ci": list(self.edge_a_ci),
-                "edge_b": self.edge_b, "edge_b_ci": list(self.edge_b_ci)}
+                "edge_b": self.edge_b, "edge_b_ci": list(self.edge_b_ci),
+                "stats_a": self.stats_a.as_dict(), "stats_b": self.stats_b.as_dict()}
 
 
 def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
@@ -78,6 +84,7 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
     agent_a.reset(int(rng.integers(2**32)))
     agent_b.reset(int(rng.integers(2**32)))
     edges = np.empty((deals, 2, NUM_SEATS))
+    played = []
     for start in range(0, deals, chunk):
         n = min(chunk, deals - start)
         state = play_games([agent_a, agent_b], duplicate_layout(n), np.repeat(deal_seeds[start:start + n],
@@ -85,14 +92,19 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
         pay = state.rewards.reshape(n, 2, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
         alone = pay[:, :, 1:][:, :, np.arange(NUM_SEATS), np.arange(NUM_SEATS)]  # his own seat
         edges[start:start + n] = alone - pay[:, :, 0, :]
+        played.append(state)
         if progress:
             progress(start + n)
-    per_deal = edges.mean(axis=2)  # (deals, 2)
+    games = engine.concatenate(played)
+    per_deal = edges.mean(axis=2)  # (deals, 2): a deal's seats share the cards, so they resample together
     ci_rng = np.random.default_rng(seed + 1)
+    game_of = np.arange(deals)[:, None] * GAMES_PER_DEAL + 1 + np.arange(NUM_SEATS)  # A alone at seat s
+    seat_of = np.tile(np.arange(NUM_SEATS), deals)
+    stats = [agent_stats(games.take(game_of.ravel() + offset), seat_of) for offset in (0, 1 + NUM_SEATS)]
     return PairResult(names[0], names[1], deals,
                       float(per_deal[:, A].mean()), bootstrap_ci(per_deal[:, A], ci_rng),
                       float(per_deal[:, B].mean()), bootstrap_ci(per_deal[:, B], ci_rng),
-                      per_deal[:, A], per_deal[:, B])
+                      edges[:, A], edges[:, B], stats[0], stats[1], games)
 
 
 def round_robin(agents: Sequence[Agent], names: Sequence[str], deals: int, seed: int = 0,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import briscola_env
-from agents import AECPolicy, Agent, RandomAgent, make_agent
+from agents import AECPolicy, Agent, HeuristicAgent, RandomAgent, make_agent
 from briscola_env.actions import NUM_ACTIONS
 from briscola_env.cards import NUM_SEATS
 from evaluation import evaluate_pair, play_games
@@ -129,8 +129,31 @@ def test_briscola_evaluate_command(tmp_path, capsys):
     assert "| random | random:seed=1 | 30 |" in printed
     record = json.loads((tmp_path / "results.json").read_text())
     assert record["deals"] == 30 and len(record["pairs"]) == 1
+    assert set(record["ratings"]) == {"random", "random:seed=1"}
+    assert record["pairs"][0]["stats_a"]["hands"] == 30 * NUM_SEATS
     assert (tmp_path / "results.md").read_text().startswith("| A | B |")
+    assert {p.name for p in (tmp_path / "plots").iterdir()} == {"edges.png", "contracts.png", "roles.png"}
     with pytest.raises(SystemExit):
         main(["evaluate", "random"])
     with pytest.raises(SystemExit):
         main(["evaluate", "random", "nosuch"])
+
+
+def test_statistics_of_the_lone_agent():
+    from evaluation.stats import ROLES
+
+    result = evaluate_pair(HeuristicAgent(), RandomAgent(), 80, seed=6)
+    for stats in (result.stats_a, result.stats_b):
+        assert stats.hands == 80 * NUM_SEATS
+        assert abs(sum(stats.role_share.values()) - 1) < 0.05  # void hands have no role
+        assert set(stats.role_payoff) == set(ROLES)
+    assert result.stats_a.mean_payoff == pytest.approx(result.edge_a + result.games.rewards.reshape(
+        80, 12, NUM_SEATS)[:, 0].mean(), abs=1e-4)  # alone = the all-B payoff at his seat + his edge
+    assert result.stats_b.auction_win_rate > result.stats_a.auction_win_rate  # random bids wildly
+
+
+def test_ratings_follow_the_paired_duels():
+    from evaluation.report import ratings
+
+    rated = ratings([evaluate_pair(HeuristicAgent(), RandomAgent(), 100, seed=7, names=("h", "r"))])
+    assert rated["h"]["mu"] > rated["r"]["mu"]

@@ -127,6 +127,14 @@ class State:
             dst[index] = src
 
 
+def concatenate(states: list[State]) -> State:
+    """One state holding the games of ``states`` in order (all under the same rules)."""
+    if len({st.rules for st in states}) != 1:
+        raise ValueError("can only concatenate states played under the same rules")
+    arrays = {key: np.concatenate([dict(_arrays(st))[key] for st in states]) for key in _LAYOUT}
+    return _from_arrays(states[0].rules, arrays)
+
+
 def _arrays(state: State):
     """``(key, array)`` for every array field; ``key`` as in ``_LAYOUT``."""
     for key in _LAYOUT:

@@ -1,0 +1,76 @@
+"""Per-agent statistics of evaluation games: payoff by role, auction and play."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from briscola_env.actions import POINT_BID_OFFSET
+from briscola_env.cards import NUM_SEATS, NUM_TRICKS, TOTAL_POINTS
+from briscola_env.engine import State
+
+ROLES = ("caller", "partner", "defender", "solo")
+
+
+def roles(state: State) -> np.ndarray:
+    """``(G, 5)`` role index per seat (into :data:`ROLES`), -1 in a void hand."""
+    seats = np.arange(NUM_SEATS)
+    caller, partner = state.caller[:, None], state.hidden.partner[:, None]
+    role = np.full(state.rewards.shape, ROLES.index("defender"))
+    role = np.where(seats == partner, ROLES.index("partner"), role)
+    role = np.where(seats == caller, np.where(partner == caller, ROLES.index("solo"), ROLES.index("caller")), role)
+    return np.where(caller >= 0, role, -1)
+
+
+@dataclass
+class AgentStats:
+    hands: int
+    mean_payoff: float
+    role_share: dict  # role -> share of hands
+    role_payoff: dict  # role -> mean payoff in that role (None if never)
+    auction_win_rate: float  # hands it was the caller
+    success_rate: float  # of its contracts, the share made
+    solo_rate: float  # of its contracts, the share played solo
+    points_bid_rate: float  # of its contracts, the share won in points
+    mean_point_contract: float  # mean points of its point contracts (None if none)
+    mean_captured_points: float  # card points its own seat took
+    cappotto_rate: float  # hands its side took every point or every trick
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def agent_stats(state: State, seat_of: np.ndarray) -> AgentStats:
+    """Statistics of the agent sitting at ``seat_of[g]`` in each game ``g`` of ``state``."""
+    games = np.arange(state.batch_size)
+    seat_of = np.asarray(seat_of)
+    payoff = state.rewards[games, seat_of]
+    role = roles(state)[games, seat_of]
+    calls = role == ROLES.index("caller")
+    calls |= role == ROLES.index("solo")
+    point_contract = calls & (state.high_bid >= POINT_BID_OFFSET)
+    side = (role >= 0) & (role != ROLES.index("defender"))
+    team = np.where(side, state.team_points, TOTAL_POINTS - state.team_points)
+    caller_tricks = (state.tricks_won[games, np.maximum(state.caller, 0)]
+                     + state.tricks_won[games, np.maximum(state.hidden.partner, 0)]
+                     * (state.hidden.partner != state.caller))
+    tricks = np.where(side, caller_tricks, NUM_TRICKS - caller_tricks)
+    cappotto = (role >= 0) & ((team == TOTAL_POINTS) | (tricks == NUM_TRICKS))
+
+    def mean(values, where) -> float | None:
+        return float(values[where].mean()) if where.any() else None
+
+    return AgentStats(
+        hands=int(state.batch_size),
+        mean_payoff=float(payoff.mean()),
+        role_share={r: float((role == i).mean()) for i, r in enumerate(ROLES)},
+        role_payoff={r: mean(payoff, role == i) for i, r in enumerate(ROLES)},
+        auction_win_rate=float(calls.mean()),
+        success_rate=mean(state.contract_made, calls),
+        solo_rate=mean(role == ROLES.index("solo"), calls),
+        points_bid_rate=mean(point_contract, calls),
+        mean_point_contract=mean(state.high_bid.astype(np.int64) - POINT_BID_OFFSET + 61, point_contract),
+        mean_captured_points=float(state.captured_points[games, seat_of].mean()),
+        cappotto_rate=float(cappotto.mean()),
+    )
