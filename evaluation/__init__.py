@@ -1,5 +1,7 @@
 """Evaluating agents: fixed, seeded deals played in duplicate, paired differences
-with bootstrap confidence intervals, and the ``briscola`` command line."""
+with bootstrap confidence intervals, per-agent statistics and ratings
+(:mod:`.report`), multi-hand sessions (:mod:`.session`) and the ``briscola``
+command line (:mod:`.cli`)."""
 
 from .duplicate import PairResult, evaluate_pair, round_robin
 from .play import play_games

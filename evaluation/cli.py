@@ -2,6 +2,7 @@
 
     briscola evaluate random random --deals 2000 --seed 0 --out runs/eval
     briscola evaluate SPEC SPEC [SPEC ...] [--rules PRESET] [--deals N] [--seed S] [--out DIR]
+    briscola session heuristic random random random random random --hands 10   # a table of 6
 
 Agent specs are those of :func:`agents.make_agent`. With two specs, A's and
 B's paired edges (see :mod:`evaluation.duplicate`); with more, every pair on
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+import numpy as np
 from tqdm import tqdm
 
 from agents import make_agent
@@ -25,6 +27,7 @@ from briscola_env.rules import PRESETS
 
 from .duplicate import PairResult, round_robin
 from .report import edges_table, ratings, ratings_table, stats_table, write
+from .session import play_sessions
 
 
 def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
@@ -50,6 +53,21 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
     return results, rated
 
 
+def session(specs: list[str], sessions: int, hands: Optional[int], target: Optional[float], seed: int,
+            rules_name: str) -> str:
+    """The Python API behind ``briscola session``: a Markdown table of the players' results.
+    Player p is ``specs[p]``; the table has 5, 6 or 7 players."""
+    agents = [make_agent(spec, seed=seed + i) for i, spec in enumerate(specs)]
+    players = np.tile(np.arange(len(specs)), (sessions, 1))
+    result = play_sessions(agents, players, hands, target, seed, preset(rules_name))
+    rows = [f"{sessions} sessions of {len(specs)} players; hands per session: mean {result.hands.mean():.1f}",
+            "", "| player | agent | mean total | wins (ties shared) |", "|---|---|---:|---:|"]
+    share = result.winners / result.winners.sum(axis=1, keepdims=True)
+    for p, spec in enumerate(specs):
+        rows.append(f"| {p} | {spec} | {result.totals[:, p].mean():+.2f} | {share[:, p].mean():.1%} |")
+    return "\n".join(rows)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="briscola", description="Briscola Chiamata toolkit")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -59,12 +77,22 @@ def main(argv: Optional[list[str]] = None) -> int:
     ev.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     ev.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     ev.add_argument("--out", type=Path, default=None, help="folder for results.json and results.md")
+    se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7")
+    se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
+    se.add_argument("--sessions", type=int, default=200, help="sessions played (all at once)")
+    se.add_argument("--hands", type=int, default=None, help="hands per session")
+    se.add_argument("--target", type=float, default=None, help="end when a player reaches this score")
+    se.add_argument("--seed", type=int, default=0)
+    se.add_argument("--rules", default="standard", choices=list(PRESETS))
     args = parser.parse_args(argv)
     try:
-        results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, args.out)
+        if args.command == "evaluate":
+            results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, args.out)
+            print("\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)]))
+        else:
+            print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules))
     except ValueError as error:
         parser.error(str(error))
-    print("\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)]))
     return 0
 
 

@@ -23,6 +23,7 @@ from briscola_env import engine
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import RulesConfig
 
+from .bootstrap import bootstrap_ci
 from .play import play_games
 from .stats import AgentStats, agent_stats
 
@@ -35,15 +36,6 @@ def duplicate_layout(num_deals: int) -> np.ndarray:
     one_deal = [[B] * NUM_SEATS] + [[A if s == k else B for s in range(NUM_SEATS)] for k in range(NUM_SEATS)]
     one_deal += [[A] * NUM_SEATS] + [[B if s == k else A for s in range(NUM_SEATS)] for k in range(NUM_SEATS)]
     return np.tile(np.array(one_deal), (num_deals, 1))
-
-
-def bootstrap_ci(per_deal: np.ndarray, rng: np.random.Generator, samples: int = 2000,
-                 level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``per_deal`` values."""
-    picks = rng.integers(0, len(per_deal), size=(samples, len(per_deal)))
-    means = per_deal[picks].mean(axis=1)
-    tail = (1 - level) / 2
-    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
 
 
 @dataclass
@@ -100,7 +92,9 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
     ci_rng = np.random.default_rng(seed + 1)
     game_of = np.arange(deals)[:, None] * GAMES_PER_DEAL + 1 + np.arange(NUM_SEATS)  # A alone at seat s
     seat_of = np.tile(np.arange(NUM_SEATS), deals)
-    stats = [agent_stats(games.take(game_of.ravel() + offset), seat_of) for offset in (0, 1 + NUM_SEATS)]
+    deal_of = np.repeat(np.arange(deals), NUM_SEATS)
+    stats = [agent_stats(games.take(game_of.ravel() + offset), seat_of, deal_of, ci_rng)
+             for offset in (0, 1 + NUM_SEATS)]
     return PairResult(names[0], names[1], deals,
                       float(per_deal[:, A].mean()), bootstrap_ci(per_deal[:, A], ci_rng),
                       float(per_deal[:, B].mean()), bootstrap_ci(per_deal[:, B], ci_rng),

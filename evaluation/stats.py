@@ -10,6 +10,8 @@ from briscola_env.actions import POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS, TOTAL_POINTS
 from briscola_env.engine import State
 
+from .bootstrap import bootstrap_ci
+
 ROLES = ("caller", "partner", "defender", "solo")
 
 
@@ -27,6 +29,7 @@ def roles(state: State) -> np.ndarray:
 class AgentStats:
     hands: int
     mean_payoff: float
+    mean_payoff_ci: tuple  # 95% bootstrap interval over deals
     role_share: dict  # role -> share of hands
     role_payoff: dict  # role -> mean payoff in that role (None if never)
     auction_win_rate: float  # hands it was the caller
@@ -41,8 +44,9 @@ class AgentStats:
         return asdict(self)
 
 
-def agent_stats(state: State, seat_of: np.ndarray) -> AgentStats:
-    """Statistics of the agent sitting at ``seat_of[g]`` in each game ``g`` of ``state``."""
+def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: np.random.Generator) -> AgentStats:
+    """Statistics of the agent sitting at ``seat_of[g]`` in each game ``g`` of ``state``;
+    ``deal_of[g]`` (0..D-1) groups the games by deal for the bootstrap."""
     games = np.arange(state.batch_size)
     seat_of = np.asarray(seat_of)
     payoff = state.rewards[games, seat_of]
@@ -64,6 +68,7 @@ def agent_stats(state: State, seat_of: np.ndarray) -> AgentStats:
     return AgentStats(
         hands=int(state.batch_size),
         mean_payoff=float(payoff.mean()),
+        mean_payoff_ci=bootstrap_ci(np.bincount(deal_of, payoff) / np.bincount(deal_of), ci_rng),
         role_share={r: float((role == i).mean()) for i, r in enumerate(ROLES)},
         role_payoff={r: mean(payoff, role == i) for i, r in enumerate(ROLES)},
         auction_win_rate=float(calls.mean()),

@@ -12,7 +12,8 @@ from briscola_env.actions import NUM_ACTIONS
 from briscola_env.cards import NUM_SEATS
 from evaluation import evaluate_pair, play_games
 from evaluation.cli import main
-from evaluation.duplicate import A, B, GAMES_PER_DEAL, bootstrap_ci, duplicate_layout
+from evaluation.bootstrap import bootstrap_ci
+from evaluation.duplicate import A, B, GAMES_PER_DEAL, duplicate_layout
 
 
 class FirstLegal(Agent):
@@ -145,6 +146,7 @@ def test_statistics_of_the_lone_agent():
     result = evaluate_pair(HeuristicAgent(), RandomAgent(), 80, seed=6)
     for stats in (result.stats_a, result.stats_b):
         assert stats.hands == 80 * NUM_SEATS
+        assert stats.mean_payoff_ci[0] < stats.mean_payoff < stats.mean_payoff_ci[1]
         assert abs(sum(stats.role_share.values()) - 1) < 0.05  # void hands have no role
         assert set(stats.role_payoff) == set(ROLES)
     assert result.stats_a.mean_payoff == pytest.approx(result.edge_a + result.games.rewards.reshape(

@@ -1,0 +1,73 @@
+"""Sessions: matches of many hands, as RULES.md describes them.
+
+The deal passes to the next player each hand. A session ends after
+``hands`` hands, or once a player's total reaches ``target``; the highest
+total wins. With 6 players the dealer sits out each hand, with 7 the dealer
+and the player before him: the five who play are always the five after the
+dealer. Many sessions are played at once, hand by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from agents import Agent
+from briscola_env import engine
+from briscola_env.cards import NUM_SEATS
+from briscola_env.rules import RulesConfig
+
+from .play import play_games
+
+TABLE_SIZES = (5, 6, 7)
+
+
+@dataclass
+class SessionResult:
+    totals: np.ndarray  # (S, P) each player's score at the end
+    hands: np.ndarray  # (S,) hands played
+    winners: np.ndarray  # (S, P) bool, the highest total (ties share)
+
+
+def seat_players(dealer: np.ndarray, engine_dealer: np.ndarray, players: int) -> np.ndarray:
+    """``(S, 5)``: the player at each engine seat. The engine's first speaker
+    (``engine_dealer + 1``) is the player after the session's ``dealer``."""
+    seats = np.arange(NUM_SEATS)
+    order = (seats[None, :] - engine_dealer[:, None] - 1) % NUM_SEATS  # 0 for the first speaker
+    return (dealer[:, None] + 1 + order) % players
+
+
+def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[int] = None,
+                  target: Optional[float] = None, seed: int = 0, rules: Optional[RulesConfig] = None,
+                  max_hands: int = 1000) -> SessionResult:
+    """Play ``len(players)`` sessions; ``players[s, p]`` is the agent (index into
+    ``agents``) of player ``p`` at session ``s``'s table of 5, 6 or 7."""
+    players = np.asarray(players)
+    if players.ndim != 2 or players.shape[1] not in TABLE_SIZES:
+        raise ValueError(f"players must be (sessions, 5, 6 or 7) agent indices; got shape {players.shape}")
+    if hands is None and target is None:
+        raise ValueError("a session needs an end: a number of hands, a target score, or both")
+    if hands is not None and hands < 1:
+        raise ValueError(f"hands must be at least 1; got {hands}")
+    sessions, size = players.shape
+    rng = np.random.default_rng(seed)
+    dealer = rng.integers(0, size, sessions)
+    totals = np.zeros((sessions, size))
+    played = np.zeros(sessions, dtype=np.int64)
+    live = np.ones(sessions, dtype=bool)
+    limit = hands if hands is not None else max_hands
+    while live.any() and played.max() < limit:
+        s = np.flatnonzero(live)
+        deal_seeds = rng.integers(0, 2**57, len(s))
+        _, engine_dealer = engine.deal_from_seeds(deal_seeds)
+        at_seat = seat_players(dealer[s], engine_dealer.astype(np.int64), size)  # (n, 5) player per seat
+        state = play_games(agents, players[s[:, None], at_seat], deal_seeds, rules)
+        np.add.at(totals, (s[:, None], at_seat), state.rewards)
+        played[s] += 1
+        dealer[s] = (dealer[s] + 1) % size
+        if target is not None:
+            live[s] &= totals[s].max(axis=1) < target
+    winners = totals == totals.max(axis=1, keepdims=True)
+    return SessionResult(totals, played, winners)
