@@ -69,7 +69,6 @@ class HeuristicAgent(Agent):
         cards = card_tables(self.rules.ten_card)
         self.points = cards.points.astype(np.int64)
         self.strength = cards.strength.astype(np.int64)
-        self.level = cards.level.astype(np.int64)
         self.ten = np.flatnonzero(cards.level == 2) % 10  # face index of the ten-point card
         self.beats = rule_tables(self.rules).beats.reshape(NUM_SUITS, NUM_CARDS + 1, NUM_CARDS)
         self.bid_base, self.bid_step = bid_base, bid_step
@@ -115,7 +114,7 @@ class HeuristicAgent(Agent):
 
     def _call(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         hand = SPEC.view(obs, "hand").astype(bool)
-        value, best, score = self._hand_value(hand.astype(np.int64))
+        value, _, score = self._hand_value(hand.astype(np.int64))
         callable_ = mask[:, CALL_OFFSET:CALL_OFFSET + NUM_CARDS]
         own_ok = (value >= self.solo_from)[:, None]
         suit_rank = np.argsort(np.argsort(score, axis=1), axis=1)  # 3 = best suit
@@ -125,7 +124,6 @@ class HeuristicAgent(Agent):
 
     def _play(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         n = len(obs)
-        rows = np.arange(n)
         playable = mask[:, PLAY_OFFSET:PLAY_OFFSET + NUM_CARDS]
         trump = SPEC.view(obs, "trump").argmax(axis=1)
         called = np.where(SPEC.view(obs, "called_card").any(axis=1), SPEC.view(obs, "called_card").argmax(1), -1)

@@ -37,7 +37,8 @@ def stats_table(results: list[PairResult]) -> str:
         for name, other, s in ((r.a, r.b, r.stats_a), (r.b, r.a, r.stats_b)):
             role = [_fmt(s.role_payoff[x]) for x in ROLES]
             ci = s.mean_payoff_ci
-            rows.append(f"| {name} | {other} | {s.mean_payoff:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f}) | {' | '.join(role)} | "
+            rows.append(f"| {name} | {other} | {s.mean_payoff:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f}) | "
+                        f"{' | '.join(role)} | "
                         f"{s.auction_win_rate:.1%} | {_fmt(s.success_rate, '.1%')} | {_fmt(s.solo_rate, '.1%')} | "
                         f"{_fmt(s.points_bid_rate, '.1%')} | {_fmt(s.mean_point_contract, '.1f')} | "
                         f"{s.mean_captured_points:.1f} | {s.cappotto_rate:.1%} |")
