@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -76,7 +77,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ev.add_argument("--deals", type=int, default=2000, help="deals to play (x12 games per pair)")
     ev.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     ev.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
-    ev.add_argument("--out", type=Path, default=None, help="folder for results.json and results.md")
+    ev.add_argument("--out", type=Path, default=None,
+                    help="run folder for results.json, results.md and plots/ (default runs/evaluate-<time>)")
     se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7")
     se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
     se.add_argument("--sessions", type=int, default=200, help="sessions played (all at once)")
@@ -87,7 +89,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "evaluate":
-            results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, args.out)
+            out = args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S")
+            results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, out)
+            print(f"results in {out}", file=sys.stderr)
             print("\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)]))
         else:
             print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules))
