@@ -1,8 +1,8 @@
 """Creating and advancing batches of games: ``init``, ``init_from_deals``,
 ``step`` (pure), ``step_inplace``, ``reset_done``.
 
-Every function acts on whole batches; the only Python loops are over the four
-phases and over rule tables, never over games.
+Every function acts on whole batches; the only Python loops are over the three
+playing phases and over rule tables, never over games.
 """
 
 from __future__ import annotations
