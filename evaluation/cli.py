@@ -3,6 +3,9 @@
     briscola evaluate random random --deals 2000 --seed 0 --out runs/eval
     briscola evaluate SPEC SPEC [SPEC ...] [--rules PRESET] [--deals N] [--seed S] [--out DIR]
     briscola session heuristic random random random random random --hands 10   # a table of 6
+    briscola evaluate heuristic random --deals 100 --record --out runs/x            # + runs/x/games.jsonl
+    briscola replay runs/x/games.jsonl --game 3 --step
+    briscola play --opponents heuristic --lang en
 
 Agent specs are those of :func:`agents.make_agent`. With two specs, A's and
 B's paired edges (see :mod:`evaluation.duplicate`); with more, every pair on
@@ -23,12 +26,14 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import make_agent
-from briscola_env import __version__, preset
+from briscola_env import __version__, preset, records
+from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import PRESETS
 
 from .duplicate import PairResult, round_robin
 from .report import edges_table, ratings, ratings_table, stats_table, write
 from .session import play_sessions
+from .terminal import play_in_terminal, replay_in_terminal
 
 
 def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
@@ -79,6 +84,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ev.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     ev.add_argument("--out", type=Path, default=None,
                     help="run folder for results.json, results.md and plots/ (default runs/evaluate-<time>)")
+    ev.add_argument("--record", action="store_true", help="also write every game to games.jsonl in the run folder")
     se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7")
     se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
     se.add_argument("--sessions", type=int, default=200, help="sessions played (all at once)")
@@ -86,15 +92,37 @@ def main(argv: Optional[list[str]] = None) -> int:
     se.add_argument("--target", type=float, default=None, help="end when a player reaches this score")
     se.add_argument("--seed", type=int, default=0)
     se.add_argument("--rules", default="standard", choices=list(PRESETS))
+    pl = commands.add_parser("play", help="play a hand against agents in the terminal")
+    pl.add_argument("--opponents", nargs="+", default=["heuristic"], help="one agent spec, or four in seat order")
+    pl.add_argument("--seat", type=int, default=0, choices=range(NUM_SEATS))
+    pl.add_argument("--seed", type=int, default=None)
+    pl.add_argument("--rules", default="standard", choices=list(PRESETS))
+    pl.add_argument("--lang", default="it", choices=["it", "en"])
+    rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file")
+    rp.add_argument("file", type=Path)
+    rp.add_argument("--game", type=int, default=0)
+    rp.add_argument("--step", action="store_true", help="one action at a time, Enter to go on")
+    rp.add_argument("--lang", default="it", choices=["it", "en"])
     args = parser.parse_args(argv)
     try:
         if args.command == "evaluate":
             out = args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S")
             results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, out)
+            if args.record:
+                n = sum(records.write(out / "games.jsonl", r.records(preset(args.rules))) for r in results)
+                print(f"{n} games recorded in {out / 'games.jsonl'}", file=sys.stderr)
             print(f"results in {out}", file=sys.stderr)
             print("\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)]))
-        else:
+        elif args.command == "session":
             print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules))
+        elif args.command == "play":
+            try:
+                play_in_terminal(args.opponents, args.seat, args.seed, preset(args.rules), args.lang)
+            except (EOFError, KeyboardInterrupt):
+                print("\nhand abandoned")
+                return 1
+        else:
+            replay_in_terminal(args.file, args.game, args.lang, args.step)
     except ValueError as error:
         parser.error(str(error))
     return 0

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
 from agents import Agent
 from briscola_env import engine
 from briscola_env.cards import NUM_SEATS
+from briscola_env.records import record as game_record
 from briscola_env.rules import RulesConfig
 
 from .bootstrap import bootstrap_ci
@@ -45,6 +46,7 @@ class PairResult:
     a: str
     b: str
     deals: int
+    deal_seeds: np.ndarray = field(repr=False)
     edge_a: float  # one A among four B's, against all B's
     edge_a_ci: tuple
     edge_b: float  # one B among four A's, against all A's
@@ -54,6 +56,20 @@ class PairResult:
     stats_a: AgentStats = field(repr=False)  # A alone among B's
     stats_b: AgentStats = field(repr=False)  # B alone among A's
     games: engine.State = field(repr=False)  # every game played, 12 per deal (see duplicate_layout)
+    actions: list = field(repr=False)  # per chunk of deals, (games, steps) actions, -1 padded
+
+    def records(self, rules: Optional[RulesConfig] = None) -> Iterator[dict]:
+        """Game records (:mod:`briscola_env.records`) of every game played."""
+        names = (self.a, self.b)
+        layout = duplicate_layout(self.deals)
+        deals, dealers = engine.deal_from_seeds(self.deal_seeds)
+        g = 0
+        for actions in self.actions:
+            for row in actions:
+                d = g // GAMES_PER_DEAL
+                yield game_record(rules or RulesConfig(), deals[d], dealers[d], row[row >= 0],
+                                  [names[k] for k in layout[g]])
+                g += 1
 
     def as_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "deals": self.deals,
@@ -76,11 +92,12 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
     agent_a.reset(int(rng.integers(2**32)))
     agent_b.reset(int(rng.integers(2**32)))
     edges = np.empty((deals, 2, NUM_SEATS))
-    played = []
+    played, history = [], []
     for start in range(0, deals, chunk):
         n = min(chunk, deals - start)
-        state = play_games([agent_a, agent_b], duplicate_layout(n), np.repeat(deal_seeds[start:start + n],
-                                                                            GAMES_PER_DEAL), rules)
+        state, actions = play_games([agent_a, agent_b], duplicate_layout(n),
+                                    np.repeat(deal_seeds[start:start + n], GAMES_PER_DEAL), rules)
+        history.append(actions)
         pay = state.rewards.reshape(n, 2, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
         alone = pay[:, :, 1:][:, :, np.arange(NUM_SEATS), np.arange(NUM_SEATS)]  # his own seat
         edges[start:start + n] = alone - pay[:, :, 0, :]
@@ -95,10 +112,10 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
     deal_of = np.repeat(np.arange(deals), NUM_SEATS)
     stats = [agent_stats(games.take(game_of.ravel() + offset), seat_of, deal_of, ci_rng)
              for offset in (0, 1 + NUM_SEATS)]
-    return PairResult(names[0], names[1], deals,
+    return PairResult(names[0], names[1], deals, deal_seeds,
                       float(per_deal[:, A].mean()), bootstrap_ci(per_deal[:, A], ci_rng),
                       float(per_deal[:, B].mean()), bootstrap_ci(per_deal[:, B], ci_rng),
-                      edges[:, A], edges[:, B], stats[0], stats[1], games)
+                      edges[:, A], edges[:, B], stats[0], stats[1], games, history)
 
 
 def round_robin(agents: Sequence[Agent], names: Sequence[str], deals: int, seed: int = 0,

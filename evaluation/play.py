@@ -13,12 +13,13 @@ from briscola_env.rules import RulesConfig
 
 
 def play_games(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: np.ndarray,
-               rules: Optional[RulesConfig] = None) -> engine.State:
+               rules: Optional[RulesConfig] = None) -> tuple[engine.State, np.ndarray]:
     """Play game ``g`` from ``deal_seeds[g]`` with ``agents[seat_agents[g, s]]`` at seat ``s``.
 
     All games are stepped together; at each step every agent acts once, for
     the games where it is to act. Returns the final engine state (payoffs in
-    ``rewards``, the result in ``caller``, ``team_points``, ...)."""
+    ``rewards``, the result in ``caller``, ``team_points``, ...) and the
+    actions, ``(G, steps)`` int16, -1 after a game's end (for game records)."""
     seat_agents = np.asarray(seat_agents)
     deal_seeds = np.asarray(deal_seeds)
     n = len(deal_seeds)
@@ -27,6 +28,7 @@ def play_games(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: np.
     env = BatchedEnv(n, rules, auto_reset=False)
     out = env.reset(deal_seeds=deal_seeds)
     games = np.arange(n)
+    history = []
     while not env.state.terminated.all():
         live = ~env.state.terminated
         who = seat_agents[games, out.seat]
@@ -35,5 +37,6 @@ def play_games(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: np.
             mine = np.flatnonzero(live & (who == i))
             if mine.size:
                 actions[mine] = agent.act(out.obs[mine], out.mask[mine])
+        history.append(actions.astype(np.int16))
         out = env.step(actions)
-    return env.state
+    return env.state, np.stack(history, axis=1)

@@ -63,7 +63,7 @@ def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[
         deal_seeds = rng.integers(0, 2**57, len(s))
         _, engine_dealer = engine.deal_from_seeds(deal_seeds)
         at_seat = seat_players(dealer[s], engine_dealer.astype(np.int64), size)  # (n, 5) player per seat
-        state = play_games(agents, players[s[:, None], at_seat], deal_seeds, rules)
+        state, _ = play_games(agents, players[s[:, None], at_seat], deal_seeds, rules)
         np.add.at(totals, (s[:, None], at_seat), state.rewards)
         played[s] += 1
         dealer[s] = (dealer[s] + 1) % size

@@ -84,12 +84,14 @@ def test_play_games_gives_each_seat_its_agent():
             Counting.decisions += len(mask)
             return super().act(obs, mask)
 
-    state = play_games([FirstLegal(), Counting(seed=0)], layout, seeds)
+    state, actions = play_games([FirstLegal(), Counting(seed=0)], layout, seeds)
     assert state.terminated.all()
     seat_2_decisions = ((state.auction_seats == 2).sum() + (state.caller == 2).sum()
                         + (state.trick_cards >= 0).sum() // NUM_SEATS)  # seat 2 plays one card per trick
     assert Counting.decisions == seat_2_decisions
-    replay = play_games([FirstLegal()], np.zeros((40, NUM_SEATS), dtype=np.int64), seeds)
+    assert (actions >= 0).sum() == state.auction_length.sum() + (state.caller >= 0).sum() + 40 * (
+        state.caller >= 0).sum()  # every decision of every game is in the history
+    replay, _ = play_games([FirstLegal()], np.zeros((40, NUM_SEATS), dtype=np.int64), seeds)
     assert not np.array_equal(state.rewards, replay.rewards)
     with pytest.raises(ValueError, match="seat_agents"):
         play_games([FirstLegal()], layout, seeds)
