@@ -72,9 +72,11 @@ def parse_move(text: str, legal: Sequence[int], rules: RulesConfig) -> int:
 
 def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int] = None,
                      rules: Optional[RulesConfig] = None, lang: str = "it",
-                     input_fn: Callable[[str], str] = input, print_fn: Callable[[str], None] = print) -> list[float]:
+                     input_fn: Optional[Callable[[str], str]] = None,
+                     print_fn: Callable[[str], None] = print) -> list[float]:
     """One hand with a person at ``seat`` and agents (one spec, or four) at the others.
-    Returns the five payoffs."""
+    Returns the five payoffs. ``input_fn`` reads the person's moves (default: the terminal)."""
+    input_fn = input_fn or input
     if len(opponents) not in (1, NUM_SEATS - 1):
         raise ValueError("give one opponent spec (for all four seats) or four, in seat order")
     specs = list(opponents) * (NUM_SEATS - 1) if len(opponents) == 1 else list(opponents)
@@ -115,8 +117,11 @@ def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int
 
 
 def replay_in_terminal(path, game: int = 0, lang: str = "it", step: bool = False,
-                       input_fn: Callable[[str], str] = input, print_fn: Callable[[str], None] = print) -> None:
-    """Show recorded hand number ``game`` of a JSON Lines file, action by action."""
+                       input_fn: Optional[Callable[[str], str]] = None,
+                       print_fn: Callable[[str], None] = print) -> None:
+    """Show recorded hand number ``game`` of a JSON Lines file: the whole hand, or with
+    ``step`` one action at a time (``input_fn`` waits for Enter; default: the terminal)."""
+    input_fn = input_fn or input
     records = list(read(path))
     if not 0 <= game < len(records):
         raise ValueError(f"{path} holds games 0..{len(records) - 1}; got --game {game}")

@@ -1,0 +1,62 @@
+"""The README's shell commands run, through the same entry points, with small sizes."""
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from benchmarks.engine import main as benchmark
+from evaluation.cli import main as briscola
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1"}
+
+
+def commands() -> list[list[str]]:
+    found = []
+    for block in re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S):
+        for line in block.splitlines():
+            line = line.split("#")[0].strip()
+            for part in line.split("&&"):
+                words = shlex.split(part)
+                if words and not (words[:3] == ["python", "-m", "pip"] or words[:3] == ["python", "-m", "pytest"]):
+                    found.append(words)
+    return found
+
+
+def shrink(words: list[str]) -> list[str]:
+    out = list(words)
+    for i, word in enumerate(out[:-1]):
+        if word in SMALL:
+            out[i + 1] = SMALL[word]
+    return out
+
+
+def test_every_readme_command_is_covered():
+    kinds = {tuple(w[:2]) for w in commands()}
+    assert kinds == {("briscola", "evaluate"), ("briscola", "session"), ("briscola", "play"), ("briscola", "replay")}
+
+
+@pytest.mark.parametrize("words", commands(), ids=lambda w: " ".join(w[:3]))
+def test_readme_command_runs(words, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # run folders land in a temporary directory
+    words = shrink(words)
+    if words[:2] == ["briscola", "play"]:
+        def nobody_there(prompt=""):
+            raise EOFError
+
+        monkeypatch.setattr("builtins.input", nobody_there)
+        assert briscola(words[1:]) == 1  # no one at the keyboard: the hand is abandoned cleanly
+    elif words[:2] == ["briscola", "replay"]:
+        assert briscola(["evaluate", "heuristic", "random", "--deals", "1", "--record", "--out", "runs/x"]) == 0
+        monkeypatch.setattr("builtins.input", lambda prompt="": "")  # Enter, at every step
+        assert briscola(words[1:]) == 0
+    else:
+        assert briscola(words[1:]) == 0
+
+
+def test_the_benchmark_command_runs():
+    """The README's Speed section names `python -m benchmarks.engine`."""
+    assert "python -m benchmarks.engine" in README.read_text(encoding="utf-8")
+    benchmark(["--batch-sizes", "1", "8", "--env-sizes", "8", "--seconds", "0.05", "--repeats", "1"])
