@@ -1,6 +1,8 @@
-"""Agents by spec string: ``random``, ``random:seed=3``, or ``package.module:Class``
-(any importable :class:`~agents.base.Agent` subclass), with options as
-``key=value`` pairs after a colon, separated by commas."""
+"""Agents by spec string: ``random``, ``random:seed=3``, ``heuristic:take_from=5``,
+``ppo:runs/x/checkpoint.pt`` (a trained checkpoint, options after a comma:
+``ppo:path,greedy=True``), or ``package.module:Class`` (any importable
+:class:`~agents.base.Agent` subclass), with options as ``key=value`` pairs
+after a colon, separated by commas."""
 
 from __future__ import annotations
 
@@ -31,7 +33,14 @@ def _options(text: str) -> dict:
 def make_agent(spec: str, seed: Optional[int] = None) -> Agent:
     """Build an agent from a spec string; ``seed`` seeds it unless the spec sets ``seed=``."""
     name, _, rest = spec.partition(":")
-    if name in AGENTS:
+    if name == "ppo":
+        if not rest:
+            raise ValueError("a ppo spec needs a checkpoint path: ppo:runs/x/checkpoint.pt")
+        from .ppo import PPOAgent  # torch is needed only for trained agents
+
+        path, _, option_text = rest.partition(",")
+        cls, options = PPOAgent, {"path": path, **_options(option_text)}
+    elif name in AGENTS:
         cls, options = AGENTS[name], _options(rest)
     elif "." in name and rest:
         class_name, _, option_text = rest.partition(":")
@@ -44,7 +53,7 @@ def make_agent(spec: str, seed: Optional[int] = None) -> Agent:
         options = _options(option_text)
     else:
         raise ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(AGENTS)} "
-                         "(options as name:key=value,...), or package.module:Class")
+                         "(options as name:key=value,...), ppo:<checkpoint path>, or package.module:Class")
     options.setdefault("seed", seed)
     try:
         return cls(**options)

@@ -82,6 +82,10 @@ def _contract_label(bid: int) -> str:
     return f"{low}+"
 
 
+def _short(name: str, width: int = 24) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
 def plot(results: list[PairResult], folder: Path) -> list[Path]:
     """PNG plots: edges with 95% CI; contract level vs success rate; payoff by role."""
     import matplotlib
@@ -96,7 +100,7 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     labels, values, low, high = [], [], [], []
     for r in results:
         for name, other, edge, ci in ((r.a, r.b, r.edge_a, r.edge_a_ci), (r.b, r.a, r.edge_b, r.edge_b_ci)):
-            labels.append(f"{name}\namong {other}")
+            labels.append(f"{_short(name)}\namong {_short(other)}")
             values.append(edge)
             low.append(edge - ci[0])
             high.append(ci[1] - edge)
@@ -119,7 +123,7 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
             bids, made = r.games.high_bid[g][mine], r.games.contract_made[g][mine]
             labels = np.array([_contract_label(int(b)) for b in bids])
             rates = [made[labels == c].mean() if (labels == c).any() else np.nan for c in order]
-            ax.plot(range(len(order)), rates, marker="o", label=f"{name} among {(r.b, r.a)[alone]}")
+            ax.plot(range(len(order)), rates, marker="o", label=f"{_short(name)} among {_short((r.b, r.a)[alone])}")
     ax.set_xticks(range(len(order)), order)
     ax.set_xlabel("contract (rank bid, or points bid band)")
     ax.set_ylabel("contracts made")
@@ -131,8 +135,8 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(8, 3.5))
-    entries = [(f"{r.a} among {r.b}", r.stats_a) for r in results] + [(f"{r.b} among {r.a}", r.stats_b)
-                                                                      for r in results]
+    entries = ([(f"{_short(r.a)} among {_short(r.b)}", r.stats_a) for r in results]
+               + [(f"{_short(r.b)} among {_short(r.a)}", r.stats_b) for r in results])
     width = 0.8 / len(entries)
     for k, (label, s) in enumerate(entries):
         values = [s.role_payoff[x] if s.role_payoff[x] is not None else 0.0 for x in ROLES]

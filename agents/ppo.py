@@ -1,0 +1,139 @@
+"""The policy-value network of the PPO agents, its checkpoints, and an agent
+that plays a trained checkpoint (spec ``ppo:path/to/checkpoint.pt``).
+
+The network reads its input size from :data:`briscola_env.observation.SPEC`
+(no size is typed by hand): the uint8 view is scaled to [0, 1], a shared MLP
+trunk feeds a policy head (one logit per action id) and a value head. Illegal
+actions get no probability: their logits are set far below any legal one, so
+the sampled action, the log-probabilities and the entropy only ever involve
+legal actions.
+
+A checkpoint is data, never code: a dict of tensors and plain values, loaded
+with ``torch.load(..., weights_only=True)``. It records the observation
+layout and the action layout it was trained on; loading it under another
+layout is refused with a message saying what differs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+from briscola_env.actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET, POINT_BID_OFFSET, RANK_BID_OFFSET
+from briscola_env.observation import SPEC
+
+from .base import Agent
+
+CHECKPOINT_FORMAT = 1
+ILLEGAL_LOGIT = -1e9  # far below any legal logit, yet finite: no NaN in the entropy
+
+
+def layout_signature() -> dict:
+    """What a trained network depends on: the observation and the action layouts."""
+    return {
+        "observation": [[name, s.start, list(s.shape)] for name, s in SPEC.sections.items()],
+        "actions": {"pass": PASS, "rank_bid": RANK_BID_OFFSET, "point_bid": POINT_BID_OFFSET,
+                    "call": CALL_OFFSET, "play": PLAY_OFFSET, "num_actions": NUM_ACTIONS},
+    }
+
+
+class PolicyValueNet(nn.Module):
+    """Masked-logit policy and value over one seat's view; one network for all seats."""
+
+    def __init__(self, hidden: Sequence[int] = (256, 256)):
+        super().__init__()
+        self.hidden = list(hidden)
+        self.register_buffer("scale", torch.as_tensor(SPEC.scale))
+        layers, width = [], SPEC.size
+        for size in self.hidden:
+            layers += [nn.Linear(width, size), nn.Tanh()]
+            width = size
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, NUM_ACTIONS)
+        self.value = nn.Linear(width, 1)
+        for layer in self.trunk:
+            if isinstance(layer, nn.Linear):
+                nn.init.orthogonal_(layer.weight, np.sqrt(2))
+                nn.init.zeros_(layer.bias)
+        nn.init.orthogonal_(self.policy.weight, 0.01)  # a near-uniform policy over legal moves to start
+        nn.init.zeros_(self.policy.bias)
+        nn.init.orthogonal_(self.value.weight, 1.0)
+        nn.init.zeros_(self.value.bias)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(masked logits (n, 151), value (n,))`` for uint8 views and bool masks."""
+        features = self.trunk(obs.float() * self.scale)
+        logits = self.policy(features).masked_fill(~mask, ILLEGAL_LOGIT)
+        return logits, self.value(features).squeeze(-1)
+
+    def distribution(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[Categorical, torch.Tensor]:
+        logits, value = self(obs, mask)
+        return Categorical(logits=logits), value
+
+
+def save_checkpoint(path, net: PolicyValueNet, **extra) -> None:
+    """Write the network (and any extra tensors or plain values) atomically:
+    to a temporary file first, then renamed over ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"format": CHECKPOINT_FORMAT, "layout": layout_signature(), "hidden": net.hidden,
+               "model": net.state_dict(), **extra}
+    temporary = path.with_name(path.name + ".tmp")
+    torch.save(payload, temporary)
+    os.replace(temporary, path)
+
+
+def load_checkpoint(path) -> dict:
+    """A checkpoint's contents, after checking it fits this version's layouts."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise ValueError(f"no checkpoint at {path}") from None
+    except Exception as error:  # noqa: BLE001 - a corrupt or foreign file: say so plainly
+        raise ValueError(f"{path} is not a readable checkpoint: {error}") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise ValueError(f"{path}: checkpoint format {found!r}; this version reads format {CHECKPOINT_FORMAT}")
+    theirs, ours = payload.get("layout", {}), layout_signature()
+    for part in ("observation", "actions"):
+        if theirs.get(part) != ours[part]:
+            raise ValueError(f"{path} was trained on another {part} layout than this version's "
+                             f"({'observation.SPEC' if part == 'observation' else 'briscola_env.actions'}); "
+                             "it cannot be used here: retrain, or use the version it was made with")
+    return payload
+
+
+def load_network(path) -> PolicyValueNet:
+    payload = load_checkpoint(path)
+    net = PolicyValueNet(payload["hidden"])
+    net.load_state_dict(payload["model"])
+    return net.eval()
+
+
+class PPOAgent(Agent):
+    """Plays a trained checkpoint: samples from its policy, or its best action if ``greedy``."""
+
+    name = "ppo"
+
+    def __init__(self, path, seed: Optional[int] = None, greedy: bool = False):
+        self.net = load_network(path)
+        self.greedy = bool(greedy)
+        super().__init__(seed)
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        super().reset(seed)
+        self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**63)))
+
+    @torch.no_grad()
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(mask))
+        if self.greedy:
+            return logits.argmax(dim=1).numpy()
+        probs = torch.softmax(logits, dim=1)
+        return torch.multinomial(probs, 1, generator=self.generator).squeeze(1).numpy()

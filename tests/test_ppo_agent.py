@@ -1,0 +1,85 @@
+"""The PPO network and trained-checkpoint agent: masked policy, entropy over
+legal actions only, checkpoints as data with their layouts checked."""
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.ppo import ILLEGAL_LOGIT, PolicyValueNet, load_checkpoint, save_checkpoint
+from briscola_env import BatchedEnv
+from briscola_env.observation import SPEC
+from evaluation.cli import main
+
+
+def batch(n=64, seed=0):
+    env = BatchedEnv(n, seed=seed)
+    out = env.reset()
+    return torch.from_numpy(out.obs), torch.from_numpy(out.mask)
+
+
+def test_the_network_reads_its_sizes_from_the_spec():
+    net = PolicyValueNet((32,))
+    assert net.trunk[0].in_features == SPEC.size
+    obs, mask = batch()
+    logits, value = net(obs, mask)
+    assert logits.shape == mask.shape and value.shape == (len(obs),)
+
+
+def test_illegal_actions_get_no_probability_and_no_entropy():
+    torch.manual_seed(0)
+    net = PolicyValueNet((32,))
+    obs, mask = batch()
+    dist, _ = net.distribution(obs, mask)
+    assert (dist.probs[~mask] == 0).all()
+    samples = dist.sample((200,))
+    assert mask.gather(1, samples.T).all()
+    legal_logits = [net(obs, mask)[0][i][mask[i]] for i in range(len(obs))]
+    expected = torch.stack([torch.distributions.Categorical(logits=lg).entropy() for lg in legal_logits])
+    assert torch.allclose(dist.entropy(), expected, atol=1e-5)
+    assert torch.isfinite(dist.entropy()).all() and ILLEGAL_LOGIT > -1e30
+
+
+def test_checkpoint_round_trip_and_agent(tmp_path):
+    net = PolicyValueNet((16, 16))
+    path = tmp_path / "run" / "checkpoint.pt"
+    save_checkpoint(path, net, update=7)
+    assert not path.with_name("checkpoint.pt.tmp").exists()
+    payload = load_checkpoint(path)
+    assert payload["update"] == 7 and payload["hidden"] == [16, 16]
+    agent = make_agent(f"ppo:{path},greedy=True", seed=0)
+    obs, mask = batch()
+    actions = agent.act(obs.numpy(), mask.numpy())
+    assert mask.numpy()[np.arange(len(actions)), actions].all()
+    logits, _ = net(obs, mask)
+    assert np.array_equal(actions, logits.argmax(1).numpy())  # the same weights, greedily
+
+
+def test_a_checkpoint_for_another_layout_or_format_is_refused(tmp_path):
+    net = PolicyValueNet((8,))
+    path = tmp_path / "checkpoint.pt"
+    save_checkpoint(path, net)
+    payload = torch.load(path, weights_only=True)
+    payload["layout"]["observation"][0][2] = [39]
+    torch.save(payload, path)
+    with pytest.raises(ValueError, match="another observation layout"):
+        load_checkpoint(path)
+    payload["layout"]["observation"][0][2] = [40]
+    payload["layout"]["actions"]["num_actions"] = 150
+    torch.save(payload, path)
+    with pytest.raises(ValueError, match="another actions layout"):
+        load_checkpoint(path)
+    torch.save({"format": 99}, path)
+    with pytest.raises(ValueError, match="format 99"):
+        load_checkpoint(path)
+    with pytest.raises(ValueError, match="no checkpoint"):
+        load_checkpoint(tmp_path / "missing.pt")
+    with pytest.raises(ValueError, match="checkpoint path"):
+        make_agent("ppo:")
+
+
+def test_a_checkpoint_is_an_agent_for_the_harness(tmp_path, capsys):
+    path = tmp_path / "checkpoint.pt"
+    save_checkpoint(path, PolicyValueNet((16,)))
+    assert main(["evaluate", f"ppo:{path}", "random", "--deals", "4", "--out", str(tmp_path / "eval")]) == 0
+    assert f"| ppo:{path} | random | 4 |" in capsys.readouterr().out
