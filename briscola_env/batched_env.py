@@ -122,6 +122,30 @@ class BatchedEnv:
                 self._views[ended, :, RECORDS] = 0
         return self._output(rewards, done, info)
 
+    def state_dict(self) -> dict:
+        """Everything needed to continue exactly where this env is: NumPy arrays and plain values."""
+        from .engine.state import _arrays
+
+        return {"engine": {".".join(key) if isinstance(key, tuple) else key: array.copy()
+                           for key, array in _arrays(self.state)},
+                "views": self._views.copy(), "deal_seeds": self.deal_seeds.copy(),
+                "rng": self._rng.bit_generator.state}
+
+    def load_state_dict(self, saved: dict) -> BatchStep:
+        """Continue from :meth:`state_dict`; returns the observations of the games in play."""
+        from .engine.state import _LAYOUT, _from_arrays
+
+        arrays = {key: np.asarray(saved["engine"][".".join(key) if isinstance(key, tuple) else key])
+                  for key in _LAYOUT}
+        self.state = _from_arrays(self.rules, arrays)
+        self._views = np.asarray(saved["views"]).copy()
+        self.deal_seeds = np.asarray(saved["deal_seeds"]).copy()
+        self._rng = np.random.default_rng()
+        self._rng.bit_generator.state = saved["rng"]
+        nothing = np.zeros(0, dtype=np.int64)
+        return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
+                            self._outcome(nothing))
+
     def privileged(self) -> np.ndarray:
         """``(N, PRIVILEGED_SPEC.size)`` uint8: every hand and the partner, from the seat
         to act. For centralized critics and probes only: an acting policy must not see it."""

@@ -1,0 +1,504 @@
+"""PPO self-play for Briscola Chiamata: one policy for all five seats learns the
+auction, the call and the play.
+
+    python train.py                                   # configs/default.yaml
+    python train.py --config configs/tiny.yaml num_envs=16 seed=3
+    python train.py --resume runs/default-1           # continue exactly where it stopped
+
+Reads top to bottom: config, seeding, environment and opponents, agent,
+rollout, update, logging, checkpoint, evaluation. PPO follows CleanRL's
+reference (clipped objective, GAE, optional value clipping, advantage
+normalisation, gradient clipping, learning-rate annealing), adapted to five
+seats taking turns: each learner seat's decisions in a hand form its own
+trajectory, which is completed, with the hand's payoff on its last decision,
+when the hand ends; then its GAE is exact. In a configurable share of games
+some seats are played by past snapshots of the policy or by the heuristic
+agent; only the learner's seats produce training data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+import yaml
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+import briscola_env
+from agents import HeuristicAgent, RandomAgent
+from agents.ppo import PolicyValueNet, load_checkpoint, save_checkpoint
+from briscola_env import BatchedEnv, preset
+from briscola_env.actions import NUM_ACTIONS, POINT_BID_OFFSET
+from briscola_env.cards import NUM_SEATS
+from briscola_env.observation import SPEC
+from evaluation import evaluate_pair
+from evaluation.report import edges_table
+
+
+# ----------------------------------------------------------------------------- config
+@dataclass
+class Config:
+    exp_name: str = "default"
+    """Name of the run; its folder is run_dir/exp_name-seed."""
+    seed: int = 1
+    """Seeds the deals, the sampling, the opponents and the network."""
+    rules: str = "standard"
+    """Rules preset (briscola_env.PRESETS)."""
+    reward: str = "payoff"
+    """'payoff' (session points), 'points' or 'win_loss'."""
+    num_envs: int = 256
+    """Games played at once."""
+    num_steps: int = 16
+    """Environment steps per rollout (every game makes one decision per step)."""
+    total_decisions: int = 3_000_000
+    """Training length, in decisions by every seat (learner or not)."""
+    hidden_sizes: list = field(default_factory=lambda: [256, 256])
+    """Widths of the network's hidden layers."""
+    learning_rate: float = 3e-4
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to 0."""
+    gamma: float = 1.0
+    """Discount: a hand is short and only its end pays."""
+    gae_lambda: float = 0.95
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    """Clip the value loss as PPO does the policy's."""
+    norm_adv: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    opponent_share: float = 0.3
+    """Share of games in which 1-4 seats are played by the opponent pool."""
+    heuristic_share: float = 0.5
+    """Of the pool's seats, the share played by the heuristic agent (the rest: past snapshots)."""
+    snapshot_every: int = 20
+    """Updates between snapshots of the policy added to the pool."""
+    pool_size: int = 5
+    """Snapshots kept (the oldest is dropped)."""
+    eval_every: int = 25
+    """Updates between small duplicate evaluations against random and heuristic."""
+    eval_deals: int = 100
+    final_eval_deals: int = 500
+    checkpoint_every: int = 25
+    """Updates between checkpoints (also written at the end and on Ctrl-C)."""
+    device: str = "auto"
+    """'auto' (CUDA if present), 'cpu' or 'cuda'."""
+    torch_threads: int = 0
+    """Threads for PyTorch on CPU (0: its default)."""
+    run_dir: str = "runs"
+    stop_after: int = 0
+    """Stop, with a checkpoint, after this many updates in this process (0: run to the end);
+    --resume continues the same run exactly."""
+
+
+def load_config(path: Optional[str], overrides: list[str]) -> Config:
+    """The default config, updated by a YAML file, then by key=value overrides.
+    An unknown key or a value of the wrong type is an error naming it."""
+    values = {}
+    if path:
+        values = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(values, dict):
+            raise ValueError(f"{path}: expected a mapping of config keys")
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"override {item!r} is not key=value")
+        values[key] = yaml.safe_load(text)
+    known = {f.name: f for f in fields(Config)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ValueError(f"unknown config key(s) {unknown}; known keys: {', '.join(known)}")
+    config = Config()
+    for key, value in values.items():
+        expected = type(getattr(config, key))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
+        setattr(config, key, value)
+    preset(config.rules)  # checks the preset name
+    return config
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+# ----------------------------------------------------------------------------- storage
+class Trajectories:
+    """Learner decisions, kept until their hand ends; then their advantages are computed
+    and they are ready for an update. A ring of ``capacity`` slots."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, SPEC.size), dtype=np.uint8)
+        self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=bool)
+        self.action = np.zeros(capacity, dtype=np.int64)
+        self.logprob = np.zeros(capacity, dtype=np.float32)
+        self.value = np.zeros(capacity, dtype=np.float32)
+        self.advantage = np.zeros(capacity, dtype=np.float32)
+        self.ret = np.zeros(capacity, dtype=np.float32)
+        self.in_use = np.zeros(capacity, dtype=bool)
+        self.next = 0
+        self.open: dict[tuple[int, int], list[int]] = {}  # (game, seat) -> its decisions this hand
+        self.ready: list[int] = []
+
+    def add(self, games, seats, obs, mask, action, logprob, value) -> None:
+        at = (self.next + np.arange(len(games))) % self.capacity
+        if self.in_use[at].any():
+            raise RuntimeError("trajectory storage full: raise its capacity")
+        self.next = int((self.next + len(games)) % self.capacity)
+        self.in_use[at] = True
+        self.obs[at], self.mask[at], self.action[at] = obs, mask, action
+        self.logprob[at], self.value[at] = logprob, value
+        for g, s, i in zip(games.tolist(), seats.tolist(), at.tolist()):
+            self.open.setdefault((g, s), []).append(i)
+
+    def finish(self, game: int, rewards: np.ndarray, gamma: float, lam: float) -> None:
+        """The hand in ``game`` ended: each learner seat's trajectory gets its GAE."""
+        for seat in range(NUM_SEATS):
+            ids = self.open.pop((game, seat), None)
+            if not ids:
+                continue
+            values = self.value[ids]
+            following = np.append(values[1:], 0.0)  # no value after the last decision
+            deltas = gamma * following - values
+            deltas[-1] += rewards[seat]  # the payoff reaches the seat's last decision
+            advantage, running = np.zeros_like(values), 0.0
+            for t in range(len(ids) - 1, -1, -1):
+                running = deltas[t] + gamma * lam * running
+                advantage[t] = running
+            self.advantage[ids] = advantage
+            self.ret[ids] = advantage + values
+            self.ready.extend(ids)
+
+    def take_ready(self) -> np.ndarray:
+        ids = np.array(self.ready, dtype=np.int64)
+        self.ready = []
+        self.in_use[ids] = False
+        return ids
+
+    def state_dict(self) -> dict:
+        return {name: getattr(self, name) for name in ("obs", "mask", "action", "logprob", "value", "advantage",
+                                                       "ret", "in_use", "next", "ready")} | {
+            "open": [[g, s, ids] for (g, s), ids in self.open.items()]}
+
+    def load_state_dict(self, saved: dict) -> None:
+        for name, value in saved.items():
+            if name == "open":
+                self.open = {(g, s): list(ids) for g, s, ids in value}
+            elif name in ("next", "ready"):
+                setattr(self, name, value if name == "next" else list(value))
+            else:
+                getattr(self, name)[...] = value
+
+
+def pack(obj):
+    """NumPy arrays inside ``obj`` as tensors (checkpoints hold only tensors and plain values)."""
+    if isinstance(obj, np.ndarray):
+        return {"__array__": str(obj.dtype), "shape": list(obj.shape),
+                "bytes": torch.from_numpy(np.ascontiguousarray(obj).view(np.uint8).reshape(-1).copy())}
+    if isinstance(obj, dict):
+        return {key: pack(value) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [pack(value) for value in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def unpack(obj):
+    if isinstance(obj, dict) and "__array__" in obj:
+        return obj["bytes"].numpy().view(np.dtype(obj["__array__"])).reshape(obj["shape"]).copy()
+    if isinstance(obj, dict):
+        return {key: unpack(value) for key, value in obj.items()}
+    if isinstance(obj, list):
+        return [unpack(value) for value in obj]
+    return obj
+
+
+# ----------------------------------------------------------------------------- training
+def train(config: Config, resume: Optional[Path] = None) -> Path:
+    run = Path(config.run_dir) / f"{config.exp_name}-{config.seed}" if resume is None else resume
+    run.mkdir(parents=True, exist_ok=True)
+    if resume is None:
+        (run / "config.yaml").write_text(yaml.safe_dump(
+            {**dataclasses.asdict(config), "version": briscola_env.__version__, "git_commit": git_commit()}))
+
+    # Seeding: every random source comes from the config's seed.
+    rng = np.random.default_rng(config.seed)
+    torch.manual_seed(config.seed)
+    sampler = torch.Generator().manual_seed(config.seed)
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    device = torch.device("cuda" if config.device == "auto" and torch.cuda.is_available()
+                          else "cpu" if config.device == "auto" else config.device)
+
+    # Environment and opponents: owner[g, s] = 0 learner, 1 heuristic, 2 + k snapshot k.
+    rules = preset(config.rules)
+    env = BatchedEnv(config.num_envs, rules, seed=config.seed, reward=config.reward)
+    out = env.reset()
+    heuristic = HeuristicAgent(rules, seed=config.seed)
+    owner = np.zeros((config.num_envs, NUM_SEATS), dtype=np.int64)
+    pool: list[PolicyValueNet] = []
+
+    def assign_seats(games: np.ndarray) -> None:
+        owner[games] = 0
+        for g in games[rng.random(len(games)) < config.opponent_share]:
+            seats = rng.choice(NUM_SEATS, size=rng.integers(1, NUM_SEATS), replace=False)
+            for s in seats:
+                use_snapshot = pool and rng.random() >= config.heuristic_share
+                owner[g, s] = 2 + int(rng.integers(len(pool))) if use_snapshot else 1
+
+    assign_seats(np.arange(config.num_envs))
+
+    # Agent.
+    net = PolicyValueNet(config.hidden_sizes).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    storage = Trajectories(config.num_envs * (config.num_steps + 160))
+    decisions_per_update = config.num_envs * config.num_steps
+    num_updates = max(1, config.total_decisions // decisions_per_update)
+    update = decisions = 0
+
+    if resume is not None:
+        saved = unpack(load_checkpoint(run / "checkpoint.pt")["trainer"])
+        net.load_state_dict(load_checkpoint(run / "checkpoint.pt")["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        out = env.load_state_dict(saved["env"])
+        storage.load_state_dict(saved["storage"])
+        owner[...] = saved["owner"]
+        for state in saved["pool"]:
+            pool.append(PolicyValueNet(config.hidden_sizes))
+            pool[-1].load_state_dict(state)
+        rng.bit_generator.state = saved["rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        sampler.set_state(saved["sampler"])
+        update, decisions = saved["update"], saved["decisions"]
+
+    def checkpoint() -> None:
+        trainer = {"optimizer": optimizer.state_dict(), "env": env.state_dict(), "storage": storage.state_dict(),
+                   "owner": owner, "pool": [p.state_dict() for p in pool], "rng": rng.bit_generator.state,
+                   "torch_rng": torch.get_rng_state(), "sampler": sampler.get_state(),
+                   "update": update, "decisions": decisions}
+        save_checkpoint(run / "checkpoint.pt", net, config=dataclasses.asdict(config), trainer=pack(trainer))
+
+    writer = SummaryWriter(str(run))
+    env_time = 0.0
+    start, start_decisions = time.time(), decisions
+    bar = tqdm(total=num_updates, initial=update, desc=config.exp_name, file=sys.stderr)
+    latest_eval = ""
+    stop_at = min(num_updates, update + config.stop_after) if config.stop_after else num_updates
+    try:
+        while update < stop_at:
+            # Rollout: every game makes num_steps decisions; hands that end complete their trajectories.
+            finished = []
+            for _ in range(config.num_steps):
+                seat = out.seat
+                who = owner[np.arange(config.num_envs), seat]
+                actions = np.empty(config.num_envs, dtype=np.int64)
+                learn = np.flatnonzero(who == 0)
+                with torch.no_grad():
+                    obs = torch.from_numpy(out.obs[learn]).to(device)
+                    mask = torch.from_numpy(out.mask[learn]).to(device)
+                    dist, value = net.distribution(obs, mask)
+                    action = torch.multinomial(dist.probs.cpu(), 1, generator=sampler).squeeze(1)
+                    logprob = dist.log_prob(action.to(device))
+                actions[learn] = action.numpy()
+                storage.add(learn, seat[learn], out.obs[learn], out.mask[learn], action.numpy(),
+                            logprob.cpu().numpy(), value.cpu().numpy())
+                by_heuristic = np.flatnonzero(who == 1)
+                if by_heuristic.size:
+                    actions[by_heuristic] = heuristic.act(out.obs[by_heuristic], out.mask[by_heuristic])
+                for k, snapshot in enumerate(pool):
+                    rows = np.flatnonzero(who == 2 + k)
+                    if rows.size:
+                        with torch.no_grad():
+                            logits, _ = snapshot(torch.from_numpy(out.obs[rows]), torch.from_numpy(out.mask[rows]))
+                        actions[rows] = torch.multinomial(torch.softmax(logits, 1), 1,
+                                                          generator=sampler).squeeze(1).numpy()
+                tick = time.time()
+                out = env.step(actions)
+                env_time += time.time() - tick
+                decisions += config.num_envs
+                ended = np.flatnonzero(out.done)
+                for g in ended.tolist():
+                    storage.finish(g, out.rewards[g] * (owner[g] == 0), config.gamma, config.gae_lambda)
+                finished.append({key: out.info[key][ended] for key in ("caller", "contract_made")}
+                                | {"learner_caller": owner[ended, np.maximum(out.info["caller"][ended], 0)] == 0,
+                                   "points": out.info["ended"][ended]})
+                assign_seats(ended)
+
+            # Update: PPO on every completed learner decision.
+            update += 1
+            if config.anneal_lr:
+                optimizer.param_groups[0]["lr"] = config.learning_rate * (1 - (update - 1) / num_updates)
+            ids = storage.take_ready()
+            stats = ppo_update(net, optimizer, storage, ids, config, sampler, device) if len(ids) else {}
+
+            # Logging.
+            sps = int((decisions - start_decisions) / max(time.time() - start, 1e-9))
+            writer.add_scalar("charts/SPS", sps, decisions)
+            writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], decisions)
+            for name, value in stats.items():
+                writer.add_scalar(f"losses/{name}", value, decisions)
+            log_games(writer, finished, decisions)
+            if update % config.snapshot_every == 0:
+                pool.append(copy.deepcopy(net).cpu().eval())
+                del pool[:-config.pool_size]
+            if update % config.eval_every == 0 or update == num_updates:
+                latest_eval = evaluate(net, rules, config, writer, decisions, config.eval_deals, update)
+            if update % config.checkpoint_every == 0:
+                checkpoint()
+            bar.set_postfix_str(f"SPS {sps} {latest_eval}")
+            bar.update(1)
+    except KeyboardInterrupt:
+        print("\ninterrupted: writing a checkpoint", file=sys.stderr)
+        checkpoint()
+        raise
+    bar.close()
+    checkpoint()
+    if update < num_updates:
+        print(f"stopped after update {update} of {num_updates}: python train.py --resume {run}", file=sys.stderr)
+        writer.close()
+        return run
+
+    elapsed = time.time() - start
+    summary = (f"{decisions - start_decisions} decisions in {elapsed:.0f} s: "
+               f"{(decisions - start_decisions) / max(elapsed, 1e-9):,.0f} decisions/s end to end, "
+               f"{env_time / max(elapsed, 1e-9):.0%} of the time in the environment")
+    table = final_evaluation(run / "checkpoint.pt", rules, config)
+    (run / "summary.md").write_text(summary + "\n\n" + table + "\n")
+    print(summary)
+    print(table)
+    writer.close()
+    return run
+
+
+def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: Config, sampler,
+               device) -> dict:
+    obs = torch.from_numpy(storage.obs[ids]).to(device)
+    mask = torch.from_numpy(storage.mask[ids]).to(device)
+    actions = torch.from_numpy(storage.action[ids]).to(device)
+    old_logprob = torch.from_numpy(storage.logprob[ids]).to(device)
+    old_value = torch.from_numpy(storage.value[ids]).to(device)
+    advantages = torch.from_numpy(storage.advantage[ids]).to(device)
+    returns = torch.from_numpy(storage.ret[ids]).to(device)
+    size = len(ids)
+    minibatch = max(1, size // config.num_minibatches)
+    clipfracs, approx_kl = [], torch.tensor(0.0)
+    for _ in range(config.update_epochs):
+        order = torch.randperm(size, generator=sampler)
+        for begin in range(0, size, minibatch):
+            mb = order[begin:begin + minibatch].to(device)
+            dist, value = net.distribution(obs[mb], mask[mb])
+            logprob = dist.log_prob(actions[mb])
+            log_ratio = logprob - old_logprob[mb]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
+            adv = advantages[mb]
+            if config.norm_adv and len(mb) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            policy_loss = torch.max(-adv * ratio,
+                                    -adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef)).mean()
+            if config.clip_vloss:
+                clipped = old_value[mb] + torch.clamp(value - old_value[mb], -config.clip_coef, config.clip_coef)
+                value_loss = 0.5 * torch.max((value - returns[mb]) ** 2, (clipped - returns[mb]) ** 2).mean()
+            else:
+                value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+            optimizer.step()
+    variance = returns.var()
+    explained = (1 - (returns - old_value).var() / variance).item() if variance > 0 else float("nan")
+    return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
+            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained}
+
+
+def log_games(writer, finished: list[dict], step: int) -> None:
+    """game/: how the learner's auctions go, over the hands that ended in this rollout."""
+    if not finished:
+        return
+    caller = np.concatenate([f["caller"] for f in finished])
+    learner_caller = np.concatenate([f["learner_caller"] for f in finished]) & (caller >= 0)
+    made = np.concatenate([f["contract_made"] for f in finished])
+    if len(caller):
+        writer.add_scalar("game/void_rate", float((caller < 0).mean()), step)
+        writer.add_scalar("game/learner_auction_win_rate", float(learner_caller.mean()), step)
+    if learner_caller.any():
+        writer.add_scalar("game/learner_contract_success_rate", float(made[learner_caller].mean()), step)
+
+
+def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: int) -> str:
+    """eval/: the current policy's paired edge against random and heuristic, with 95% CIs."""
+    agent = _snapshot_agent(net)
+    parts = []
+    for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules))):
+        result = evaluate_pair(agent, other, deals, seed=10_000 + update, rules=rules, chunk=deals)
+        writer.add_scalar(f"eval/edge_vs_{name}", result.edge_a, step)
+        writer.add_scalar(f"eval/edge_vs_{name}_ci_low", result.edge_a_ci[0], step)
+        writer.add_scalar(f"eval/edge_vs_{name}_ci_high", result.edge_a_ci[1], step)
+        parts.append(f"vs {name} {result.edge_a:+.2f}")
+    return ", ".join(parts)
+
+
+def _snapshot_agent(net):
+    from agents.ppo import PPOAgent
+
+    agent = PPOAgent.__new__(PPOAgent)
+    agent.net, agent.greedy = copy.deepcopy(net).cpu().eval(), False
+    agent.reset(0)
+    return agent
+
+
+def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
+    from agents.ppo import PPOAgent
+
+    results = [evaluate_pair(PPOAgent(checkpoint, seed=1), other, config.final_eval_deals, seed=1, rules=rules,
+                             names=(f"ppo:{checkpoint}", name))
+               for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules)))]
+    return edges_table(results)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="configs/default.yaml", help="YAML file of config values")
+    parser.add_argument("--resume", type=Path, default=None, help="a run folder to continue")
+    parser.add_argument("overrides", nargs="*", help="key=value config overrides")
+    args = parser.parse_args(argv)
+    try:
+        if args.resume is not None:
+            saved = yaml.safe_load((args.resume / "config.yaml").read_text())
+            for per_process in ("version", "git_commit", "stop_after"):  # not part of the run itself
+                saved.pop(per_process, None)
+            config = load_config(None, [f"{k}={yaml.safe_dump(v, default_flow_style=True).strip()}"
+                                        for k, v in saved.items()] + args.overrides)
+        else:
+            config = load_config(args.config, args.overrides)
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
+    train(config, args.resume)
+
+
+if __name__ == "__main__":
+    main()
