@@ -38,7 +38,7 @@ import briscola_env
 from agents import HeuristicAgent, RandomAgent
 from agents.ppo import PolicyValueNet, load_checkpoint, save_checkpoint
 from briscola_env import BatchedEnv, preset
-from briscola_env.actions import NUM_ACTIONS, POINT_BID_OFFSET
+from briscola_env.actions import NUM_ACTIONS
 from briscola_env.cards import NUM_SEATS
 from briscola_env.observation import SPEC
 from evaluation import evaluate_pair

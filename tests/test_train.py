@@ -52,3 +52,9 @@ def test_config_errors_name_the_key(tmp_path):
     assert train.load_config(TINY, ["learning_rate=1"]).learning_rate == 1.0
     with pytest.raises(SystemExit):
         train.main(["--config", TINY, "bogus=1"])
+
+
+def test_every_shipped_config_loads():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        config = train.load_config(str(path), [])
+        assert config.num_envs > 0, path
