@@ -14,4 +14,12 @@ from .heuristic import HeuristicAgent
 from .random_agent import RandomAgent
 from .registry import AGENTS, make_agent
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "AECPolicy", "AGENTS", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "PPOAgent", "AECPolicy", "AGENTS", "make_agent"]
+
+
+def __getattr__(name):  # PPOAgent needs torch: imported only when asked for
+    if name == "PPOAgent":
+        from .ppo import PPOAgent
+
+        return PPOAgent
+    raise AttributeError(name)
