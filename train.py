@@ -36,7 +36,7 @@ from tqdm import tqdm
 
 import briscola_env
 from agents import HeuristicAgent, RandomAgent
-from agents.ppo import PolicyValueNet, load_checkpoint, save_checkpoint
+from agents.ppo import PolicyValueNet, PPOAgent, load_checkpoint, save_checkpoint
 from briscola_env import BatchedEnv, preset
 from briscola_env.actions import NUM_ACTIONS
 from briscola_env.cards import NUM_SEATS
@@ -277,8 +277,9 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     update = decisions = 0
 
     if resume is not None:
-        saved = unpack(load_checkpoint(run / "checkpoint.pt")["trainer"])
-        net.load_state_dict(load_checkpoint(run / "checkpoint.pt")["model"])
+        payload = load_checkpoint(run / "checkpoint.pt")
+        saved = unpack(payload["trainer"])
+        net.load_state_dict(payload["model"])
         optimizer.load_state_dict(saved["optimizer"])
         out = env.load_state_dict(saved["env"])
         storage.load_state_dict(saved["storage"])
@@ -338,10 +339,9 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                 decisions += config.num_envs
                 ended = np.flatnonzero(out.done)
                 for g in ended.tolist():
-                    storage.finish(g, out.rewards[g] * (owner[g] == 0), config.gamma, config.gae_lambda)
+                    storage.finish(g, out.rewards[g], config.gamma, config.gae_lambda)
                 finished.append({key: out.info[key][ended] for key in ("caller", "contract_made")}
-                                | {"learner_caller": owner[ended, np.maximum(out.info["caller"][ended], 0)] == 0,
-                                   "points": out.info["ended"][ended]})
+                                | {"learner_caller": owner[ended, np.maximum(out.info["caller"][ended], 0)] == 0})
                 assign_seats(ended)
 
             # Update: PPO on every completed learner decision.
@@ -451,7 +451,7 @@ def log_games(writer, finished: list[dict], step: int) -> None:
 
 def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: int) -> str:
     """eval/: the current policy's paired edge against random and heuristic, with 95% CIs."""
-    agent = _snapshot_agent(net)
+    agent = PPOAgent.from_network(copy.deepcopy(net).cpu(), seed=0)
     parts = []
     for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules))):
         result = evaluate_pair(agent, other, deals, seed=10_000 + update, rules=rules, chunk=deals)
@@ -462,18 +462,7 @@ def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: 
     return ", ".join(parts)
 
 
-def _snapshot_agent(net):
-    from agents.ppo import PPOAgent
-
-    agent = PPOAgent.__new__(PPOAgent)
-    agent.net, agent.greedy = copy.deepcopy(net).cpu().eval(), False
-    agent.reset(0)
-    return agent
-
-
 def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
-    from agents.ppo import PPOAgent
-
     results = [evaluate_pair(PPOAgent(checkpoint, seed=1), other, config.final_eval_deals, seed=1, rules=rules,
                              names=(f"ppo:{checkpoint}", name))
                for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules)))]

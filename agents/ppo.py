@@ -126,6 +126,14 @@ class PPOAgent(Agent):
         self.greedy = bool(greedy)
         super().__init__(seed)
 
+    @classmethod
+    def from_network(cls, net: PolicyValueNet, seed: Optional[int] = None, greedy: bool = False) -> "PPOAgent":
+        """An agent playing ``net`` as it is now (for evaluations during training)."""
+        agent = cls.__new__(cls)
+        agent.net, agent.greedy = net.eval(), bool(greedy)
+        Agent.__init__(agent, seed)
+        return agent
+
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
         self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**63)))
