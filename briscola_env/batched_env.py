@@ -29,7 +29,7 @@ import numpy as np
 
 from . import engine
 from .actions import NUM_ACTIONS, PLAY_OFFSET
-from .cards import NUM_SEATS, NUM_TRICKS
+from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine.state import AUCTION, PLAY
 from .observation import _RELATIVE, NUM_BIDS, RECORDS, SPEC, encode_privileged, encode_state_of_play
 from .rewards import check_reward_mode, hand_rewards
@@ -42,8 +42,19 @@ def _record_offset(name: str) -> int:
     return SPEC.sections[name].start
 
 
-_BIDS, _PASSES = _record_offset("auction_bids"), _record_offset("auction_passes")
-_PLAYED_BY, _PLAYED_IN = _record_offset("played_by"), _record_offset("played_in_trick")
+# Each seat's own record: who bid and passed, and who played each card, relative to that seat.
+SEAT_RECORDS = slice(RECORDS.start, SPEC.sections["played_in_trick"].start)
+# The trick of each card is the same for everyone: one copy per game.
+SHARED_RECORDS = slice(SEAT_RECORDS.stop, SPEC.size)
+assert SHARED_RECORDS.stop - SHARED_RECORDS.start == SPEC.sections["played_in_trick"].size
+
+_BIDS, _PASSES = _record_offset("auction_bids") - RECORDS.start, _record_offset("auction_passes") - RECORDS.start
+_PLAYED_BY = _record_offset("played_by") - RECORDS.start
+# [actor + 1, viewer]: where the viewer's record of the actor's bid or card starts (the start of the
+# viewer's record in the game's, plus the actor's relative seat), and of the actor's pass.
+_VIEWER_START = np.arange(NUM_SEATS) * (SEAT_RECORDS.stop - SEAT_RECORDS.start)
+_ACTOR_AT = _VIEWER_START + _RELATIVE.T
+_PASSER_AT = _VIEWER_START + _RELATIVE.T * (NUM_BIDS + 1)
 
 
 @dataclass
@@ -90,9 +101,12 @@ class BatchedEnv:
                 raise ValueError(f"deal_seeds must have shape ({self.num_envs},); got {deal_seeds.shape}")
             self.deal_seeds = deal_seeds.astype(np.int64)
         self.state = engine.init(self.deal_seeds, self.rules)
-        # Each seat's view, of which only the records are kept up to date (the rest is
-        # written fresh for the seat to act): one gather then yields whole observations.
-        self._views = np.zeros((self.num_envs, NUM_SEATS, SPEC.size), dtype=np.uint8)
+        # The records are kept up to date an action at a time (the rest of a view is written
+        # fresh for the seat to act): per seat what depends on the viewer, once what does not.
+        self._seat_records = np.zeros((self.num_envs, NUM_SEATS, SEAT_RECORDS.stop - SEAT_RECORDS.start),
+                                      dtype=np.uint8)
+        self._shared_records = np.zeros((self.num_envs, SHARED_RECORDS.stop - SHARED_RECORDS.start),
+                                        dtype=np.uint8)
         nothing = np.zeros(0, dtype=np.int64)
         return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
                             self._outcome(nothing))
@@ -119,7 +133,8 @@ class BatchedEnv:
             if self.auto_reset:
                 self.deal_seeds[ended] = self._rng.integers(0, MAX_SEED, ended.size)
                 engine.reset_done(state, self.deal_seeds)
-                self._views[ended, :, RECORDS] = 0
+                self._seat_records[ended] = 0
+                self._shared_records[ended] = 0
         return self._output(rewards, done, info)
 
     def state_dict(self) -> dict:
@@ -128,7 +143,8 @@ class BatchedEnv:
 
         return {"engine": {".".join(key) if isinstance(key, tuple) else key: array.copy()
                            for key, array in _arrays(self.state)},
-                "views": self._views.copy(), "deal_seeds": self.deal_seeds.copy(),
+                "seat_records": self._seat_records.copy(), "shared_records": self._shared_records.copy(),
+                "deal_seeds": self.deal_seeds.copy(),
                 "rng": self._rng.bit_generator.state}
 
     def load_state_dict(self, saved: dict) -> BatchStep:
@@ -138,7 +154,8 @@ class BatchedEnv:
         arrays = {key: np.asarray(saved["engine"][".".join(key) if isinstance(key, tuple) else key])
                   for key in _LAYOUT}
         self.state = _from_arrays(self.rules, arrays)
-        self._views = np.asarray(saved["views"]).copy()
+        self._seat_records = np.asarray(saved["seat_records"]).copy()
+        self._shared_records = np.asarray(saved["shared_records"]).copy()
         self.deal_seeds = np.asarray(saved["deal_seeds"]).copy()
         self._rng = np.random.default_rng()
         self._rng.bit_generator.state = saved["rng"]
@@ -156,8 +173,12 @@ class BatchedEnv:
     def _output(self, rewards: np.ndarray, done: np.ndarray, info: dict) -> BatchStep:
         state = self.state
         seat = np.maximum(state.current_player, 0).astype(np.int64)  # a finished game shows seat 0
-        obs = self._views.reshape(-1, SPEC.size)[np.arange(self.num_envs) * NUM_SEATS + seat]
-        obs[:, :RECORDS.start] = encode_state_of_play(state, seat)
+        obs = np.empty((self.num_envs, SPEC.size), dtype=SPEC.dtype)
+        obs[:, :RECORDS.start] = 0  # the records are copied in whole below
+        encode_state_of_play(state, seat, out=obs)
+        obs[:, SEAT_RECORDS] = self._seat_records.reshape(self.num_envs * NUM_SEATS, -1)[
+            np.arange(self.num_envs) * NUM_SEATS + seat]
+        obs[:, SHARED_RECORDS] = self._shared_records
         info["deal_seed"] = self.deal_seeds.copy()
         return BatchStep(obs, state.legal_action_mask, seat, rewards, done, info)
 
@@ -179,24 +200,23 @@ class BatchedEnv:
             "multiplier": column(state.multiplier, 0, np.int16),
         }
 
+    def records_of(self, seat: int) -> np.ndarray:
+        """``(N, RECORDS size)`` uint8: the :data:`RECORDS` sections of ``seat``'s view in every game."""
+        return np.concatenate([self._seat_records[:, seat], self._shared_records], axis=1)
+
     def _record(self, actions, seat, phase, standing, trick) -> None:
         """Add the action each game just took to the records of all five seats."""
-        viewers = np.arange(NUM_SEATS)
-        flat = self._views.reshape(-1)
-
-        def views_of(g: np.ndarray) -> np.ndarray:
-            return (g[:, None] * NUM_SEATS + viewers) * SPEC.size  # (n, 5): start of each seat's view
-
+        game_width = self._seat_records[0].size
+        flat = self._seat_records.reshape(-1)
         # Games that acted in the auction or in play (finished ones are in neither; calls are
-        # no record).
-        rel = _RELATIVE[viewers, seat[:, None] + 1]  # (N, 5): the actor as each viewer sees him
+        # no record). Each entry is written at (the game's record + the entry's place in a
+        # seat's record, from the action) + (each viewer's record + the actor's column there).
         in_auction = phase == AUCTION
         g = np.flatnonzero(in_auction & (actions > 0))
-        flat[views_of(g) + _BIDS + (actions[g, None] - 1) * NUM_SEATS + rel[g]] = 1
+        flat[(g * game_width + _BIDS + (actions[g] - 1) * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
         g = np.flatnonzero(in_auction & (actions == 0))
-        flat[views_of(g) + _PASSES + rel[g] * (NUM_BIDS + 1) + standing[g, None]] = 1
+        flat[(g * game_width + _PASSES + standing[g])[:, None] + _PASSER_AT[seat[g] + 1]] = 1
         g = np.flatnonzero(phase == PLAY)
-        card = actions[g, None] - PLAY_OFFSET
-        view = views_of(g)
-        flat[view + _PLAYED_BY + card * NUM_SEATS + rel[g]] = 1
-        flat[view + _PLAYED_IN + card * NUM_TRICKS + trick[g, None]] = 1
+        card = actions[g] - PLAY_OFFSET
+        flat[(g * game_width + _PLAYED_BY + card * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
+        self._shared_records.reshape(-1)[g * NUM_CARDS * NUM_TRICKS + card * NUM_TRICKS + trick[g]] = 1

@@ -228,31 +228,33 @@ def encode(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
 assert (SPEC.sections["hand"].start, SPEC.sections["unseen"].start) == (0, NUM_CARDS)
 
 
-def encode_state_of_play(state: State, me: np.ndarray) -> np.ndarray:
+def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``(B, RECORDS.start)`` uint8: the sections before :data:`RECORDS` for seats ``me``.
 
     Mostly single ones in a zeroed block: they are scattered by flat index,
-    which costs far less than writing short one-hot rows. The block is built
-    on its own, compact, so that these scattered writes stay in cache."""
+    which costs far less than writing short one-hot rows. ``out``, if given, is
+    a C-contiguous ``(B, n >= RECORDS.start)`` array whose first
+    ``RECORDS.start`` columns are zero: the sections are written there (and
+    that block of ``out`` is returned), saving a copy."""
     B = state.batch_size
     games = np.arange(B)
-    width = RECORDS.start
-    out = np.zeros((B, width), dtype=SPEC.dtype)
+    if out is None:
+        out = np.zeros((B, RECORDS.start), dtype=SPEC.dtype)
     flat = out.reshape(-1)
-    row = games * width
+    row = games * out.shape[1]
+
+    singles = []  # (section, value, known): one-hot entries, written together at the end
 
     def one(name: str, value: np.ndarray, known: np.ndarray | None = None) -> None:
-        # An unknown value writes a 0 over its section's first entry, which has no other one to hold.
-        at = row.reshape(row.shape + (1,) * (value.ndim - 1)) + SPEC.sections[name].start
-        if known is None:
-            flat[at + value] = 1
-        else:
-            flat[at + value * known] = known
+        singles.append((name, value, known))
 
     my_hand = state.hidden.hand_bits.reshape(-1)[games * NUM_SEATS + me]  # the one hidden fact he may see
     # The union of the hands is public: the 40 cards less those played. Less mine: unseen.
-    in_hands = np.bitwise_or.reduce(state.hidden.hand_bits, axis=1)
-    cards = to_bool(np.stack([my_hand, in_hands & ~my_hand], axis=1)[:, :, None], NUM_CARDS)  # (B, 2, 40)
+    hands = state.hidden.hand_bits
+    in_hands = hands[:, 0] | hands[:, 1] | hands[:, 2] | hands[:, 3] | hands[:, 4]  # (a reduce costs 6x more)
+    words = np.empty((B, 2, 1), dtype=np.uint64)
+    words[:, 0, 0], words[:, 1, 0] = my_hand, in_hands & ~my_hand
+    cards = to_bool(words, NUM_CARDS)  # (B, 2, 40)
     out[:, :2 * NUM_CARDS] = cards.reshape(B, -1)
     one("phase", state.phase)
     one("dealer", _relative(state.dealer, me))
@@ -286,7 +288,19 @@ def encode_state_of_play(state: State, me: np.ndarray) -> np.ndarray:
     revealed = known & ((in_hands & CARD_BIT[np.maximum(called, 0)]) == 0)
     out[:, SPEC["partner_revealed"].start] = revealed
     one("partner", _relative(state.hidden.partner, me), revealed)
-    return out
+
+    # One scatter for all the one-hot entries: each row's writes then land close together.
+    # An unknown value writes a 0 over its section's first entry, which has no other one to hold.
+    at = np.empty((B, len(singles)), dtype=np.int64)
+    written = np.ones((B, len(singles)), dtype=SPEC.dtype)
+    for j, (name, value, known) in enumerate(singles):
+        at[:, j] = value
+        if known is not None:
+            at[:, j] *= known
+            written[:, j] = known
+    at += row[:, None] + np.array([SPEC.sections[name].start for name, _, _ in singles])
+    flat[at] = written
+    return out[:, :RECORDS.start]
 
 
 def encode_records(state: State, me: np.ndarray, out: np.ndarray) -> None:

@@ -32,7 +32,7 @@ def test_observations_equal_a_full_encoding_for_every_seat(rules):
         for seat in range(NUM_SEATS):
             full = np.empty((env.num_envs, RECORDS.stop - RECORDS.start), dtype=np.uint8)
             encode_records(env.state, np.full(env.num_envs, seat), full)
-            assert np.array_equal(env._views[:, seat, RECORDS], full), f"records of seat {seat}"
+            assert np.array_equal(env.records_of(seat), full), f"records of seat {seat}"
 
     play(env, 250, check=check)
 
