@@ -38,7 +38,7 @@ import briscola_env
 from agents import HeuristicAgent, RandomAgent
 from agents.ppo import PolicyValueNet, PPOAgent, load_checkpoint, save_checkpoint
 from briscola_env import BatchedEnv, preset
-from briscola_env.actions import NUM_ACTIONS
+from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS
 from briscola_env.observation import SPEC
 from evaluation import evaluate_pair
@@ -77,6 +77,13 @@ class Config:
     """Clip the value loss as PPO does the policy's."""
     norm_adv: bool = True
     ent_coef: float = 0.01
+    auction_demo_coef: float = 1.0
+    """Weight of a behaviour-cloning loss pulling the learner's auction decisions towards the
+    heuristic's, annealed linearly to 0 by auction_demo_until (0 turns it off). Without it the
+    auction collapses: before the play is any good, every contract fails, so passing is learned
+    at once, and a policy that never calls never learns to play as caller."""
+    auction_demo_until: float = 0.3
+    """Share of the training over which the auction demonstration fades out."""
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     opponent_share: float = 0.3
@@ -154,19 +161,20 @@ class Trajectories:
         self.value = np.zeros(capacity, dtype=np.float32)
         self.advantage = np.zeros(capacity, dtype=np.float32)
         self.ret = np.zeros(capacity, dtype=np.float32)
+        self.demo = np.full(capacity, -1, dtype=np.int64)  # the heuristic's action in the auction, else -1
         self.in_use = np.zeros(capacity, dtype=bool)
         self.next = 0
         self.open: dict[tuple[int, int], list[int]] = {}  # (game, seat) -> its decisions this hand
         self.ready: list[int] = []
 
-    def add(self, games, seats, obs, mask, action, logprob, value) -> None:
+    def add(self, games, seats, obs, mask, action, logprob, value, demo) -> None:
         at = (self.next + np.arange(len(games))) % self.capacity
         if self.in_use[at].any():
             raise RuntimeError("trajectory storage full: raise its capacity")
         self.next = int((self.next + len(games)) % self.capacity)
         self.in_use[at] = True
         self.obs[at], self.mask[at], self.action[at] = obs, mask, action
-        self.logprob[at], self.value[at] = logprob, value
+        self.logprob[at], self.value[at], self.demo[at] = logprob, value, demo
         for g, s, i in zip(games.tolist(), seats.tolist(), at.tolist()):
             self.open.setdefault((g, s), []).append(i)
 
@@ -196,7 +204,7 @@ class Trajectories:
 
     def state_dict(self) -> dict:
         return {name: getattr(self, name) for name in ("obs", "mask", "action", "logprob", "value", "advantage",
-                                                       "ret", "in_use", "next", "ready")} | {
+                                                       "ret", "demo", "in_use", "next", "ready")} | {
             "open": [[g, s, ids] for (g, s), ids in self.open.items()]}
 
     def load_state_dict(self, saved: dict) -> None:
@@ -321,8 +329,12 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                     action = torch.multinomial(dist.probs.cpu(), 1, generator=sampler).squeeze(1)
                     logprob = dist.log_prob(action.to(device))
                 actions[learn] = action.numpy()
+                demo = np.full(len(learn), -1, dtype=np.int64)
+                if demo_weight(config, update, num_updates) > 0:
+                    bidding = np.flatnonzero(SPEC.view(out.obs[learn], "phase")[:, 0] == 1)  # phase 0: auction
+                    demo[bidding] = heuristic.act(out.obs[learn[bidding]], out.mask[learn[bidding]])
                 storage.add(learn, seat[learn], out.obs[learn], out.mask[learn], action.numpy(),
-                            logprob.cpu().numpy(), value.cpu().numpy())
+                            logprob.cpu().numpy(), value.cpu().numpy(), demo)
                 by_heuristic = np.flatnonzero(who == 1)
                 if by_heuristic.size:
                     actions[by_heuristic] = heuristic.act(out.obs[by_heuristic], out.mask[by_heuristic])
@@ -340,8 +352,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                 ended = np.flatnonzero(out.done)
                 for g in ended.tolist():
                     storage.finish(g, out.rewards[g], config.gamma, config.gae_lambda)
-                finished.append({key: out.info[key][ended] for key in ("caller", "contract_made")}
-                                | {"learner_caller": owner[ended, np.maximum(out.info["caller"][ended], 0)] == 0})
+                finished.append({key: out.info[key][ended] for key in GAME_FACTS} | {"learner": owner[ended] == 0})
                 assign_seats(ended)
 
             # Update: PPO on every completed learner decision.
@@ -349,7 +360,8 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
             if config.anneal_lr:
                 optimizer.param_groups[0]["lr"] = config.learning_rate * (1 - (update - 1) / num_updates)
             ids = storage.take_ready()
-            stats = ppo_update(net, optimizer, storage, ids, config, sampler, device) if len(ids) else {}
+            stats = ppo_update(net, optimizer, storage, ids, config, sampler, device,
+                               demo_weight(config, update - 1, num_updates)) if len(ids) else {}
 
             # Logging.
             sps = int((decisions - start_decisions) / max(time.time() - start, 1e-9))
@@ -358,6 +370,10 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
             for name, value in stats.items():
                 writer.add_scalar(f"losses/{name}", value, decisions)
             log_games(writer, finished, decisions)
+            shares = np.bincount(np.minimum(owner, 2).ravel(), minlength=3) / owner.size
+            for name, share in zip(("learner", "heuristic", "snapshot"), shares):
+                writer.add_scalar(f"pool/{name}_seats", share, decisions)
+            writer.add_scalar("pool/snapshots", len(pool), decisions)
             if update % config.snapshot_every == 0:
                 pool.append(copy.deepcopy(net).cpu().eval())
                 del pool[:-config.pool_size]
@@ -390,8 +406,14 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     return run
 
 
+def demo_weight(config: Config, update: int, num_updates: int) -> float:
+    """The auction demonstration's weight at ``update`` (counted from 0): linear fade to 0."""
+    until = config.auction_demo_until * num_updates
+    return config.auction_demo_coef * max(0.0, 1 - update / until) if until > 0 else 0.0
+
+
 def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: Config, sampler,
-               device) -> dict:
+               device, demo_coef: float) -> dict:
     obs = torch.from_numpy(storage.obs[ids]).to(device)
     mask = torch.from_numpy(storage.mask[ids]).to(device)
     actions = torch.from_numpy(storage.action[ids]).to(device)
@@ -399,6 +421,8 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     old_value = torch.from_numpy(storage.value[ids]).to(device)
     advantages = torch.from_numpy(storage.advantage[ids]).to(device)
     returns = torch.from_numpy(storage.ret[ids]).to(device)
+    demo = torch.from_numpy(storage.demo[ids]).to(device)
+    demo_loss = torch.tensor(0.0)
     size = len(ids)
     minibatch = max(1, size // config.num_minibatches)
     clipfracs, approx_kl = [], torch.tensor(0.0)
@@ -425,6 +449,10 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
                 value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
             entropy = dist.entropy().mean()
             loss = policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
+            shown = demo[mb] >= 0
+            if demo_coef > 0 and shown.any():
+                demo_loss = -dist.log_prob(demo[mb].clamp(min=0))[shown].mean()
+                loss = loss + demo_coef * demo_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
@@ -432,21 +460,46 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     variance = returns.var()
     explained = (1 - (returns - old_value).var() / variance).item() if variance > 0 else float("nan")
     return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
-            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained}
+            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained,
+            "auction_demo": demo_loss.item(), "auction_demo_coef": demo_coef}
+
+
+GAME_FACTS = ("caller", "partner", "contract", "contract_made", "called_trick", "captured_points")
 
 
 def log_games(writer, finished: list[dict], step: int) -> None:
-    """game/: how the learner's auctions go, over the hands that ended in this rollout."""
+    """game/: how the learner's auctions and hands go, over the hands that ended in this rollout."""
     if not finished:
         return
-    caller = np.concatenate([f["caller"] for f in finished])
-    learner_caller = np.concatenate([f["learner_caller"] for f in finished]) & (caller >= 0)
-    made = np.concatenate([f["contract_made"] for f in finished])
-    if len(caller):
-        writer.add_scalar("game/void_rate", float((caller < 0).mean()), step)
-        writer.add_scalar("game/learner_auction_win_rate", float(learner_caller.mean()), step)
-    if learner_caller.any():
-        writer.add_scalar("game/learner_contract_success_rate", float(made[learner_caller].mean()), step)
+    facts = {key: np.concatenate([f[key] for f in finished]) for key in GAME_FACTS + ("learner",)}
+    caller, partner, learner = facts["caller"], facts["partner"], facts["learner"]
+    if not len(caller):
+        return
+    played = caller >= 0
+    writer.add_scalar("game/void_rate", float((~played).mean()), step)
+    rows = np.arange(len(caller))
+    learner_called = played & learner[rows, np.maximum(caller, 0)]
+    # Auctions the learner could have won: hands with a learner at the table (all of them).
+    writer.add_scalar("game/learner_auction_win_rate", float(learner_called.mean()), step)
+    if learner_called.any():
+        contract = facts["contract"][learner_called]
+        point_bid = contract >= POINT_BID_OFFSET
+        target = np.where(point_bid, contract - POINT_BID_OFFSET + MIN_POINTS, MIN_POINTS)
+        writer.add_scalar("game/learner_mean_contract_points", float(target.mean()), step)
+        writer.add_scalar("game/learner_points_bid_rate", float(point_bid.mean()), step)
+        writer.add_scalar("game/learner_contract_success_rate",
+                          float(facts["contract_made"][learner_called].mean()), step)
+        writer.add_scalar("game/learner_solo_rate", float((partner == caller)[learner_called].mean()), step)
+    shown = facts["called_trick"][played & (partner != caller)]
+    if shown.size:
+        writer.add_scalar("game/called_card_trick", float(shown.mean() + 1), step)  # 1..8
+    # Captured points of the learner's seats, by role.
+    seats = np.arange(NUM_SEATS)
+    role = np.where(seats == caller[:, None], 0, np.where(seats == partner[:, None], 1, 2))
+    for r, name in enumerate(("caller", "partner", "defender")):
+        mine = played[:, None] & learner & (role == r)
+        if mine.any():
+            writer.add_scalar(f"game/learner_points_as_{name}", float(facts["captured_points"][mine].mean()), step)
 
 
 def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: int) -> str:

@@ -11,10 +11,11 @@ one from a spec string, as the ``briscola`` command line does.
 from .adapter import AECPolicy
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .pimc import PIMCAgent
 from .random_agent import RandomAgent
 from .registry import AGENTS, make_agent
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "PPOAgent", "AECPolicy", "AGENTS", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "PIMCAgent", "PPOAgent", "AECPolicy", "AGENTS", "make_agent"]
 
 
 def __getattr__(name):  # PPOAgent needs torch: imported only when asked for

@@ -19,6 +19,9 @@ class Agent(ABC):
     """
 
     name = "agent"
+    reads_records = True
+    """Whether ``act`` reads the record sections of the view (:data:`~briscola_env.observation.RECORDS`);
+    search rollouts skip encoding them for agents that do not."""
 
     def __init__(self, seed: Optional[int] = None):
         self.reset(seed)

@@ -1,4 +1,5 @@
 """Agents by spec string: ``random``, ``random:seed=3``, ``heuristic:take_from=5``,
+``pimc:worlds=32,rollout=heuristic`` (search; the rollout is any spec but pimc),
 ``ppo:runs/x/checkpoint.pt`` (a trained checkpoint, options after a comma:
 ``ppo:path,greedy=True``), or ``package.module:Class`` (any importable
 :class:`~agents.base.Agent` subclass), with options as ``key=value`` pairs
@@ -8,13 +9,17 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from typing import Optional
+
+from briscola_env.rules import RulesConfig
 
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .pimc import PIMCAgent
 from .random_agent import RandomAgent
 
-AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent}
+AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent, "pimc": PIMCAgent}
 
 
 def _options(text: str) -> dict:
@@ -30,8 +35,9 @@ def _options(text: str) -> dict:
     return options
 
 
-def make_agent(spec: str, seed: Optional[int] = None) -> Agent:
-    """Build an agent from a spec string; ``seed`` seeds it unless the spec sets ``seed=``."""
+def make_agent(spec: str, seed: Optional[int] = None, rules: Optional[RulesConfig] = None) -> Agent:
+    """Build an agent from a spec string; ``seed`` seeds it unless the spec sets ``seed=``, and
+    agents that take the rules (heuristic, pimc) play by ``rules`` (default: the standard ones)."""
     name, _, rest = spec.partition(":")
     if name == "ppo":
         if not rest:
@@ -55,6 +61,8 @@ def make_agent(spec: str, seed: Optional[int] = None) -> Agent:
         raise ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(AGENTS)} "
                          "(options as name:key=value,...), ppo:<checkpoint path>, or package.module:Class")
     options.setdefault("seed", seed)
+    if rules is not None and "rules" in inspect.signature(cls).parameters:
+        options.setdefault("rules", rules)
     try:
         return cls(**options)
     except TypeError as error:

@@ -69,6 +69,13 @@ class BatchStep:
     info: dict  # per-game arrays: deal_seed of the game now in play; for ended games, their outcome
 
 
+def called_trick(state, games: np.ndarray) -> np.ndarray:
+    """The trick (0..7) in which the called card was played in each of ``games``, -1 if not (yet)."""
+    called = state.called_card[games]
+    at = state.trick_cards[games].reshape(len(games), NUM_CARDS) == called[:, None]
+    return np.where((called >= 0) & at.any(axis=1), at.argmax(axis=1) // NUM_SEATS, -1)
+
+
 class BatchedEnv:
     """N games of Briscola Chiamata stepped together, auto-reset on the same step.
 
@@ -186,18 +193,21 @@ class BatchedEnv:
         state, n = self.state, self.num_envs
 
         def column(values, fill, dtype):
-            out = np.full(n, fill, dtype=dtype)
-            out[ended] = values[ended]
+            out = np.full((n,) + values.shape[1:], fill, dtype=dtype)
+            out[ended] = values
             return out
 
         return {
-            "ended": column(np.ones(n, bool), False, bool),
-            "ended_deal_seed": column(self.deal_seeds, -1, np.int64),
-            "caller": column(state.caller, -1, np.int8),
-            "partner": column(state.hidden.partner, -1, np.int8),
-            "team_points": column(state.team_points, -1, np.int16),
-            "contract_made": column(state.contract_made, False, bool),
-            "multiplier": column(state.multiplier, 0, np.int16),
+            "ended": column(np.ones(len(ended), bool), False, bool),
+            "ended_deal_seed": column(self.deal_seeds[ended], -1, np.int64),
+            "caller": column(state.caller[ended], -1, np.int8),
+            "partner": column(state.hidden.partner[ended], -1, np.int8),
+            "team_points": column(state.team_points[ended], -1, np.int16),
+            "contract_made": column(state.contract_made[ended], False, bool),
+            "multiplier": column(state.multiplier[ended], 0, np.int16),
+            "contract": column(state.high_bid[ended], 0, np.int16),  # the winning bid's action id, 0: void hand
+            "called_trick": column(called_trick(state, ended), -1, np.int8),
+            "captured_points": column(state.captured_points[ended], 0, np.int16),  # (N, 5), by seat
         }
 
     def records_of(self, seat: int) -> np.ndarray:

@@ -41,7 +41,7 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
     """The Python API behind ``briscola evaluate``: the pair results and the ratings."""
     if len(specs) < 2:
         raise ValueError("evaluate needs at least two agent specs")
-    agents = [make_agent(spec, seed=seed + i) for i, spec in enumerate(specs)]
+    agents = [make_agent(spec, seed=seed + i, rules=preset(rules_name)) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
     pairs = len(specs) * (len(specs) - 1) // 2
     with tqdm(total=deals * pairs, unit="deal", desc="evaluate", file=sys.stderr) as bar:
@@ -63,7 +63,7 @@ def session(specs: list[str], sessions: int, hands: Optional[int], target: Optio
             rules_name: str) -> str:
     """The Python API behind ``briscola session``: a Markdown table of the players' results.
     Player p is ``specs[p]``; the table has 5, 6 or 7 players."""
-    agents = [make_agent(spec, seed=seed + i) for i, spec in enumerate(specs)]
+    agents = [make_agent(spec, seed=seed + i, rules=preset(rules_name)) for i, spec in enumerate(specs)]
     players = np.tile(np.arange(len(specs)), (sessions, 1))
     result = play_sessions(agents, players, hands, target, seed, preset(rules_name))
     rows = [f"{sessions} sessions of {len(specs)} players; hands per session: mean {result.hands.mean():.1f}",

@@ -81,7 +81,7 @@ def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int
         raise ValueError("give one opponent spec (for all four seats) or four, in seat order")
     specs = list(opponents) * (NUM_SEATS - 1) if len(opponents) == 1 else list(opponents)
     others = [s for s in range(NUM_SEATS) if s != seat]
-    policies = {s: AECPolicy(make_agent(spec, seed=None if seed is None else seed + s))
+    policies = {s: AECPolicy(make_agent(spec, seed=None if seed is None else seed + s, rules=rules))
                 for s, spec in zip(others, specs)}
     env = raw_env(rules=rules, render_view=seat, render_mode="ansi", lang=lang)
     env.reset(seed=seed)

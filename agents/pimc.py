@@ -1,0 +1,139 @@
+"""Perfect-Information Monte Carlo search (spec ``pimc:worlds=32,rollout=heuristic``).
+
+At each decision the agent samples ``worlds`` deals of the cards it cannot see,
+uniformly among those consistent with its view (:mod:`briscola_env.worlds`),
+and, for each candidate action, plays every world to the end with a rollout
+policy for all five seats; it takes the action with the best mean payoff for
+its own seat. It decides in every phase: bids, the call and card play.
+
+Everything is one engine batch: the decisions of all the games passed to
+:meth:`PIMCAgent.act` at once, times their candidate actions, times the
+worlds, stepped together (in chunks of at most ``max_games`` games).
+
+Candidates are all legal calls and cards; in the auction, the pass and the
+``bids`` cheapest legal bids (the dearer bids follow from the cheap ones
+later in the auction, and 60 point bids times the worlds would be costly).
+A decision with a single legal action is taken without search.
+
+``belief`` is the hook for a belief model (issue 7): a callable taking the
+observations ``(n, SPEC.size)`` and the sampled deals ``(n, worlds, 40)``
+(each card's seat, relative to the observer) and returning ``(n, worlds)``
+non-negative weights for the worlds; by default they count equally.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+import numpy as np
+
+from briscola_env import engine
+from briscola_env.actions import NUM_ACTIONS, PASS, RANK_BID_OFFSET
+from briscola_env.cards import NUM_CARDS
+from briscola_env.observation import RECORDS, SPEC, encode, encode_state_of_play
+from briscola_env.rules import RulesConfig
+from briscola_env.worlds import decode, replay, sample_deals, world_states
+
+from .base import Agent
+
+_AUCTION = 0  # phase index in the view
+
+
+class PIMCAgent(Agent):
+    """Perfect-information Monte Carlo search over sampled deals (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(self, rules: Optional[RulesConfig] = None, worlds: int = 32,
+                 rollout: Union[str, Agent] = "heuristic", bids: int = 3, max_games: int = 65_536,
+                 belief: Optional[Callable] = None, seed: Optional[int] = None):
+        for name, value, least in (("worlds", worlds, 1), ("bids", bids, 1), ("max_games", max_games, 1)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError(f"pimc: {name} must be an int >= {least}; got {value!r}")
+        self.rules = rules or RulesConfig()
+        self.worlds, self.bids, self.max_games = int(worlds), int(bids), int(max_games)
+        self.belief = belief
+        if isinstance(rollout, str):
+            from .registry import make_agent  # the registry knows this module: import late
+
+            if rollout.split(":")[0] == "pimc":
+                raise ValueError("pimc: the rollout policy cannot itself be pimc")
+            rollout = make_agent(rollout, rules=self.rules)
+        if not isinstance(rollout, Agent):
+            raise ValueError(f"pimc: rollout must be an agent spec or an Agent; got {rollout!r}")
+        self.rollout = rollout
+        super().__init__(seed)
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        super().reset(seed)
+        self.rollout.reset(int(self.rng.integers(2**32)))
+
+    def __repr__(self) -> str:
+        return f"PIMCAgent(worlds={self.worlds}, rollout={self.rollout!r}, bids={self.bids})"
+
+    # --- deciding ----------------------------------------------------------------------
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (len(obs), NUM_ACTIONS) or not mask.any(axis=1).all():
+            raise ValueError(f"pimc: mask must be ({len(obs)}, {NUM_ACTIONS}) bool with a legal action per game")
+        candidates = self.candidates(obs, mask)
+        actions = candidates.argmax(axis=1)  # the first candidate; kept where it is the only one
+        search = np.flatnonzero(candidates.sum(axis=1) > 1)
+        if search.size:
+            values = self.action_values(obs[search], candidates[search])
+            actions[search] = np.where(candidates[search], values, -np.inf).argmax(axis=1)
+        return actions
+
+    def candidates(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(n, 151)`` bool: the actions searched (see the module docstring)."""
+        candidates = mask.copy()
+        bidding = np.flatnonzero(SPEC.view(obs, "phase")[:, _AUCTION] == 1)
+        bids = candidates[bidding, RANK_BID_OFFSET:]  # ids ascending: the cheapest bids first
+        cheapest = np.cumsum(bids, axis=1) <= self.bids
+        candidates[bidding, RANK_BID_OFFSET:] = bids & cheapest
+        return candidates
+
+    def action_values(self, obs: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """``(n, 151)`` mean payoff of each candidate action over the sampled worlds (0 elsewhere)."""
+        public = decode(obs, self.rules)
+        deals = sample_deals(public, self.worlds, self.rng)  # (n, K, 40)
+        weights = np.ones(deals.shape[:2]) if self.belief is None else np.asarray(self.belief(obs, deals), float)
+        if weights.shape != deals.shape[:2] or (weights < 0).any() or not (weights.sum(axis=1) > 0).all():
+            raise ValueError(f"pimc: belief must return ({len(obs)}, {self.worlds}) non-negative weights, "
+                             "not all zero in a row")
+        weights = weights / weights.sum(axis=1, keepdims=True)
+        state = replay(public, deals[:, 0])  # the public history is the same in every world
+        position, action = np.nonzero(candidates)
+        values = np.zeros(candidates.shape)
+        per_chunk = max(1, self.max_games // self.worlds)
+        for start in range(0, len(position), per_chunk):
+            pos, act = position[start:start + per_chunk], action[start:start + per_chunk]
+            games = world_states(state, public, deals[pos].reshape(-1, NUM_CARDS), np.repeat(pos, self.worlds))
+            engine.step_inplace(games, np.repeat(act, self.worlds))
+            payoff = self.play_out(games)[:, 0].reshape(len(pos), self.worlds)  # seat 0: the observer
+            values[pos, act] = (payoff * weights[pos]).sum(axis=1)
+        return values
+
+    def play_out(self, state: engine.State) -> np.ndarray:
+        """Play every game of ``state`` to its end with the rollout policy; ``(B, 5)`` payoffs."""
+        n = state.batch_size
+        full_views = getattr(self.rollout, "reads_records", True)
+        if not full_views:
+            obs = np.zeros((n, SPEC.size), dtype=SPEC.dtype)  # the records stay zero: never read
+        while not state.terminated.all():
+            live = np.flatnonzero(~state.terminated)
+            seats = np.maximum(state.current_player, 0).astype(np.int64)
+            if full_views:
+                obs = encode(state, seats)
+            else:
+                obs[:, :RECORDS.start] = 0
+                encode_state_of_play(state, seats, out=obs)
+            mask = state.legal_action_mask
+            actions = np.full(n, PASS, dtype=np.int64)
+            if len(live) == n:
+                actions[:] = self.rollout.act(obs, mask)
+            else:
+                actions[live] = self.rollout.act(obs[live], mask[live])
+            engine.step_inplace(state, actions)
+        return state.rewards
