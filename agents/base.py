@@ -20,8 +20,9 @@ class Agent(ABC):
 
     name = "agent"
     reads_records = True
-    """Whether ``act`` reads the record sections of the view (:data:`~briscola_env.observation.RECORDS`);
-    search rollouts skip encoding them for agents that do not."""
+    """Whether ``act`` reads the record sections of the view (:data:`~briscola_env.observation.RECORDS`).
+    An agent that does not may be given views cut short before them (``(n, RECORDS.start)``):
+    search rollouts then skip building them."""
 
     def __init__(self, seed: Optional[int] = None):
         self.reset(seed)

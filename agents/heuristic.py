@@ -75,6 +75,13 @@ class HeuristicAgent(Agent):
         self.bid_base, self.bid_step = bid_base, bid_step
         self.points_from, self.max_points, self.solo_from = points_from, max_points, solo_from
         self.take_from, self.reveal_late = take_from, reveal_late
+        # Card costs under each trump suit, [trump, card]. The cheapest card to give away:
+        # fewest points, then non-trump, then weakest; to take a trick with: the suit led before
+        # a trump, the weakest trump; to lead: any non-trump before a trump, then the cheapest.
+        is_trump = _IN_SUIT.astype(np.int64)
+        self.cheap = self.points * 100 + is_trump * 50 + self.strength
+        self.take_cost = np.where(is_trump, 1000 + self.strength * 10 + self.points, self.points)
+        self.lead_cost = is_trump * 10_000 + self.cheap
 
     # --- reading the view --------------------------------------------------------------
 
@@ -94,7 +101,9 @@ class HeuristicAgent(Agent):
         actions = np.full(len(obs), -1, dtype=np.int64)
         for p, decide in ((0, self._bid), (1, self._call), (2, self._play)):
             rows = np.flatnonzero(phase == p)
-            if rows.size:
+            if rows.size == len(obs):
+                actions[:] = decide(obs, mask)  # no copy when every game is in the same phase
+            elif rows.size:
                 actions[rows] = decide(obs[rows], mask[rows])
         return actions
 
@@ -128,10 +137,11 @@ class HeuristicAgent(Agent):
         playable = mask[:, PLAY_OFFSET:PLAY_OFFSET + NUM_CARDS]
         trump = SPEC.view(obs, "trump").argmax(axis=1)
         called = np.where(SPEC.view(obs, "called_card").any(axis=1), SPEC.view(obs, "called_card").argmax(1), -1)
-        table = SPEC.view(obs, "current_trick")  # (n, 4, 40)
-        placed = table.any(axis=2)  # (n, 4)
+        table = SPEC.view(obs, "current_trick").reshape(n * (NUM_SEATS - 1), NUM_CARDS)  # one-hot rows
+        first = table.argmax(axis=1)
+        placed = (table[np.arange(len(table)), first] != 0).reshape(n, NUM_SEATS - 1)  # (n, 4)
         on_table = placed.sum(axis=1)
-        table_cards = np.where(placed, table.argmax(axis=2), -1)
+        table_cards = np.where(placed, first.reshape(n, NUM_SEATS - 1), -1)
 
         # The card winning the trick so far, and who played it (relative seat).
         best = np.full(n, -1)
@@ -155,10 +165,9 @@ class HeuristicAgent(Agent):
         teammate_wins = (on_table > 0) & np.where(i_caller | i_partner, caller_side & (winner != 0),
                                                   revealed & ~caller_side)
 
-        is_trump = _SUIT_OF[None, :] == trump[:, None]
-        wins = playable & self.beats[trump[:, None], best[:, None] + 1, np.arange(NUM_CARDS)[None, :]]
-        # The cheapest card to give away: fewest points, then non-trump, then weakest.
-        cheap = self.points * 100 + is_trump * 50 + self.strength
+        is_trump = _IN_SUIT[trump]
+        wins = playable & self.beats.reshape(-1, NUM_CARDS)[trump * (NUM_CARDS + 1) + best + 1]
+        cheap = self.cheap[trump]
         trick = SPEC.view(obs, "trick_index").argmax(axis=1)
         hide = i_partner & ~revealed & (trick < NUM_TRICKS - self.reveal_late)
         keep_back = hide[:, None] & (np.arange(NUM_CARDS)[None, :] == called[:, None])
@@ -172,14 +181,13 @@ class HeuristicAgent(Agent):
         load = pick(spare & ~is_trump, -self.points[None, :] * 100 - self.strength[None, :])
         can_load = (spare & ~is_trump).any(axis=1)
         safe = (on_table == NUM_SEATS - 1) | (_SUIT_OF[np.maximum(best, 0)] == trump)
-        take_cost = np.where(is_trump, 1000 + self.strength[None, :] * 10 + self.points[None, :], self.points[None, :])
-        take = pick(wins & spare, take_cost)
+        take = pick(wins & spare, self.take_cost[trump])
         can_take = (wins & spare).any(axis=1) & (trick_points >= self.take_from)
 
         # Leading: a defender hunting the partner leads a low trump.
         hunting = ~i_caller & ~i_partner & ~revealed & (spare & is_trump).any(axis=1)
         lead = np.where(hunting, pick(spare & is_trump, self.strength[None, :]),
-                        pick(spare, np.where(is_trump, 10_000, 0) + cheap))
+                        pick(spare, self.lead_cost[trump]))
 
         choice = np.where(on_table == 0, lead,
                           np.where(teammate_wins, np.where(safe & can_load, load, throw),

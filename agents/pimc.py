@@ -30,7 +30,7 @@ import numpy as np
 from briscola_env import engine
 from briscola_env.actions import NUM_ACTIONS, PASS, RANK_BID_OFFSET
 from briscola_env.cards import NUM_CARDS
-from briscola_env.observation import RECORDS, SPEC, encode, encode_state_of_play
+from briscola_env.observation import SPEC, encode, encode_state_of_play
 from briscola_env.rules import RulesConfig
 from briscola_env.worlds import decode, replay, sample_deals, world_states
 
@@ -118,17 +118,10 @@ class PIMCAgent(Agent):
     def play_out(self, state: engine.State) -> np.ndarray:
         """Play every game of ``state`` to its end with the rollout policy; ``(B, 5)`` payoffs."""
         n = state.batch_size
-        full_views = getattr(self.rollout, "reads_records", True)
-        if not full_views:
-            obs = np.zeros((n, SPEC.size), dtype=SPEC.dtype)  # the records stay zero: never read
+        view = encode if self.rollout.reads_records else encode_state_of_play  # (see Agent.reads_records)
         while not state.terminated.all():
             live = np.flatnonzero(~state.terminated)
-            seats = np.maximum(state.current_player, 0).astype(np.int64)
-            if full_views:
-                obs = encode(state, seats)
-            else:
-                obs[:, :RECORDS.start] = 0
-                encode_state_of_play(state, seats, out=obs)
+            obs = view(state, np.maximum(state.current_player, 0).astype(np.int64))
             mask = state.legal_action_mask
             actions = np.full(n, PASS, dtype=np.int64)
             if len(live) == n:
