@@ -40,6 +40,7 @@ from agents.ppo import PolicyValueNet, PPOAgent, load_checkpoint, save_checkpoin
 from briscola_env import BatchedEnv, preset
 from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS
+from briscola_env.engine import PHASE_NAMES
 from briscola_env.observation import SPEC
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
@@ -77,13 +78,15 @@ class Config:
     """Clip the value loss as PPO does the policy's."""
     norm_adv: bool = True
     ent_coef: float = 0.01
-    auction_demo_coef: float = 1.0
-    """Weight of a behaviour-cloning loss pulling the learner's auction decisions towards the
-    heuristic's, annealed linearly to 0 by auction_demo_until (0 turns it off). Without it the
-    auction collapses: before the play is any good, every contract fails, so passing is learned
-    at once, and a policy that never calls never learns to play as caller."""
-    auction_demo_until: float = 0.3
-    """Share of the training over which the auction demonstration fades out."""
+    demo_coef: float = 1.0
+    """Weight of a behaviour-cloning loss pulling the learner's decisions in demo_phases towards
+    the heuristic agent's, annealed linearly to 0 by demo_until (0 turns it off). In the auction
+    it is needed: before the play is any good, every contract fails, so passing is learned at
+    once, and a policy that never calls never learns to play as caller."""
+    demo_until: float = 0.3
+    """Share of the training over which the demonstration fades out."""
+    demo_phases: list = field(default_factory=lambda: ["auction"])
+    """Phases demonstrated: any of auction, call, play."""
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     opponent_share: float = 0.3
@@ -136,6 +139,9 @@ def load_config(path: Optional[str], overrides: list[str]) -> Config:
             raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
         setattr(config, key, value)
     preset(config.rules)  # checks the preset name
+    unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
+    if unknown:
+        raise ValueError(f"config key 'demo_phases': unknown phase(s) {unknown}; use auction, call, play")
     return config
 
 
@@ -161,7 +167,7 @@ class Trajectories:
         self.value = np.zeros(capacity, dtype=np.float32)
         self.advantage = np.zeros(capacity, dtype=np.float32)
         self.ret = np.zeros(capacity, dtype=np.float32)
-        self.demo = np.full(capacity, -1, dtype=np.int64)  # the heuristic's action in the auction, else -1
+        self.demo = np.full(capacity, -1, dtype=np.int64)  # the heuristic's action in a demo phase, else -1
         self.in_use = np.zeros(capacity, dtype=bool)
         self.next = 0
         self.open: dict[tuple[int, int], list[int]] = {}  # (game, seat) -> its decisions this hand
@@ -263,6 +269,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     env = BatchedEnv(config.num_envs, rules, seed=config.seed, reward=config.reward)
     out = env.reset()
     heuristic = HeuristicAgent(rules, seed=config.seed)
+    demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
     owner = np.zeros((config.num_envs, NUM_SEATS), dtype=np.int64)
     pool: list[PolicyValueNet] = []
 
@@ -331,8 +338,8 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                 actions[learn] = action.numpy()
                 demo = np.full(len(learn), -1, dtype=np.int64)
                 if demo_weight(config, update, num_updates) > 0:
-                    bidding = np.flatnonzero(SPEC.view(out.obs[learn], "phase")[:, 0] == 1)  # phase 0: auction
-                    demo[bidding] = heuristic.act(out.obs[learn[bidding]], out.mask[learn[bidding]])
+                    shown = np.flatnonzero(SPEC.view(out.obs[learn], "phase")[:, demo_phases].any(axis=1))
+                    demo[shown] = heuristic.act(out.obs[learn[shown]], out.mask[learn[shown]])
                 storage.add(learn, seat[learn], out.obs[learn], out.mask[learn], action.numpy(),
                             logprob.cpu().numpy(), value.cpu().numpy(), demo)
                 by_heuristic = np.flatnonzero(who == 1)
@@ -407,9 +414,9 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
 
 
 def demo_weight(config: Config, update: int, num_updates: int) -> float:
-    """The auction demonstration's weight at ``update`` (counted from 0): linear fade to 0."""
-    until = config.auction_demo_until * num_updates
-    return config.auction_demo_coef * max(0.0, 1 - update / until) if until > 0 else 0.0
+    """The demonstration's weight at ``update`` (counted from 0): linear fade to 0."""
+    until = config.demo_until * num_updates
+    return config.demo_coef * max(0.0, 1 - update / until) if until > 0 else 0.0
 
 
 def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: Config, sampler,
@@ -461,7 +468,7 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     explained = (1 - (returns - old_value).var() / variance).item() if variance > 0 else float("nan")
     return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
             "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained,
-            "auction_demo": demo_loss.item(), "auction_demo_coef": demo_coef}
+            "demo": demo_loss.item(), "demo_coef": demo_coef}
 
 
 GAME_FACTS = ("caller", "partner", "contract", "contract_made", "called_trick", "captured_points")

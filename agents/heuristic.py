@@ -85,6 +85,11 @@ class HeuristicAgent(Agent):
 
     # --- reading the view --------------------------------------------------------------
 
+    def hand_value(self, hand: np.ndarray) -> np.ndarray:
+        """The hand value of the module docstring for each hand ``(n, 40)`` (0/1 per card): the
+        agent's estimate of a hand's strength, on which it bids."""
+        return self._hand_value(np.asarray(hand, dtype=np.int64))[0]
+
     def _hand_value(self, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(value, best suit, per-suit score) of each hand ``(n, 40)``."""
         count = hand @ _IN_SUIT.T.astype(np.int64)  # (n, 4)

@@ -110,7 +110,9 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
     game_of = np.arange(deals)[:, None] * GAMES_PER_DEAL + 1 + np.arange(NUM_SEATS)  # A alone at seat s
     seat_of = np.tile(np.arange(NUM_SEATS), deals)
     deal_of = np.repeat(np.arange(deals), NUM_SEATS)
-    stats = [agent_stats(games.take(game_of.ravel() + offset), seat_of, deal_of, ci_rng)
+    seat_of_card, _ = engine.deal_from_seeds(deal_seeds)
+    dealt = seat_of_card[deal_of] == seat_of[:, None]  # the hand each lone agent was dealt
+    stats = [agent_stats(games.take(game_of.ravel() + offset), seat_of, deal_of, ci_rng, dealt)
              for offset in (0, 1 + NUM_SEATS)]
     return PairResult(names[0], names[1], deals, deal_seeds,
                       float(per_deal[:, A].mean()), bootstrap_ci(per_deal[:, A], ci_rng),

@@ -31,8 +31,9 @@ def _fmt(value, spec: str = "+.2f") -> str:
 
 def stats_table(results: list[PairResult]) -> str:
     rows = ["| agent | among | payoff/hand (95% CI) | as caller | as partner | as defender | solo | wins auction "
-            "| contracts made | solo rate | points bids | mean points bid | captured points | cappotto |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| contracts made | solo rate | points bids | mean points bid | captured points | cappotto "
+            "| bid vs hand value (r) |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         for name, other, s in ((r.a, r.b, r.stats_a), (r.b, r.a, r.stats_b)):
             role = [_fmt(s.role_payoff[x]) for x in ROLES]
@@ -41,7 +42,8 @@ def stats_table(results: list[PairResult]) -> str:
                         f"{' | '.join(role)} | "
                         f"{s.auction_win_rate:.1%} | {_fmt(s.success_rate, '.1%')} | {_fmt(s.solo_rate, '.1%')} | "
                         f"{_fmt(s.points_bid_rate, '.1%')} | {_fmt(s.mean_point_contract, '.1f')} | "
-                        f"{s.mean_captured_points:.1f} | {s.cappotto_rate:.1%} |")
+                        f"{s.mean_captured_points:.1f} | {s.cappotto_rate:.1%} | "
+                        f"{_fmt(s.bid_strength_correlation, '+.2f')} |")
     return "\n".join(rows)
 
 

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from agents import HeuristicAgent
 from briscola_env.actions import POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS, TOTAL_POINTS
 from briscola_env.engine import State
@@ -39,14 +40,18 @@ class AgentStats:
     mean_point_contract: float  # mean points of its point contracts (None if none)
     mean_captured_points: float  # card points its own seat took
     cappotto_rate: float  # hands its side took every point or every trick
+    mean_top_bid: float  # its highest bid in a hand (an action id; 0 if it only passed), on average
+    bid_strength_correlation: float  # of its highest bid with the heuristic's value of the hand dealt (None if flat)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: np.random.Generator) -> AgentStats:
+def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: np.random.Generator,
+                dealt: np.ndarray) -> AgentStats:
     """Statistics of the agent sitting at ``seat_of[g]`` in each game ``g`` of ``state``;
-    ``deal_of[g]`` (0..D-1) groups the games by deal for the bootstrap."""
+    ``deal_of[g]`` (0..D-1) groups the games by deal for the bootstrap; ``dealt`` ``(G, 40)``
+    bool is the hand it was dealt."""
     games = np.arange(state.batch_size)
     seat_of = np.asarray(seat_of)
     payoff = state.rewards[games, seat_of]
@@ -65,6 +70,13 @@ def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: 
     def mean(values, where) -> float | None:
         return float(values[where].mean()) if where.any() else None
 
+    # Does it bid higher with a stronger hand? Its highest bid against the heuristic's hand value.
+    mine = (state.auction_seats == seat_of[:, None]) & (state.auction_actions > 0)
+    top_bid = np.where(mine, state.auction_actions, 0).max(axis=1).astype(float)
+    strength = HeuristicAgent(state.rules).hand_value(dealt).astype(float)
+    flat = top_bid.std() == 0 or strength.std() == 0
+    correlation = None if flat else float(np.corrcoef(top_bid, strength)[0, 1])
+
     return AgentStats(
         hands=int(state.batch_size),
         mean_payoff=float(payoff.mean()),
@@ -78,4 +90,6 @@ def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: 
         mean_point_contract=mean(state.high_bid.astype(np.int64) - POINT_BID_OFFSET + 61, point_contract),
         mean_captured_points=float(state.captured_points[games, seat_of].mean()),
         cappotto_rate=float(cappotto.mean()),
+        mean_top_bid=float(top_bid.mean()),
+        bid_strength_correlation=correlation,
     )

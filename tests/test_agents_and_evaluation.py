@@ -161,3 +161,12 @@ def test_ratings_follow_the_paired_duels():
 
     rated = ratings([evaluate_pair(HeuristicAgent(), RandomAgent(), 100, seed=7, names=("h", "r"))])
     assert rated["h"]["mu"] > rated["r"]["mu"]
+
+
+def test_bid_strength_correlation_tells_a_bidder_that_reads_his_hand():
+    result = evaluate_pair(HeuristicAgent(), RandomAgent(), 150, seed=2)
+    assert result.stats_a.bid_strength_correlation > 0.3  # the heuristic bids on its hand value
+    assert abs(result.stats_b.bid_strength_correlation) < 0.15  # the random agent does not
+    assert result.stats_a.mean_top_bid > 0
+    passer = evaluate_pair(FirstLegal(), RandomAgent(), 5, seed=2)  # the pass is action 0: it never bids
+    assert passer.stats_a.mean_top_bid == 0 and passer.stats_a.bid_strength_correlation is None
