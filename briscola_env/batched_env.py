@@ -172,8 +172,8 @@ class BatchedEnv:
 
     def privileged(self) -> np.ndarray:
         """``(N, PRIVILEGED_SPEC.size)`` uint8: every hand and the partner, from the seat
-        to act. For centralized critics and probes only: an acting policy must not see it."""
-        return encode_privileged(self.state, self.state.current_player.astype(np.int64))
+        to act (seat 0 in a finished game, as for ``obs``). For centralized critics and probes only: an acting policy must not see it."""
+        return encode_privileged(self.state, np.maximum(self.state.current_player, 0).astype(np.int64))
 
     # --- internals -------------------------------------------------------------------
 

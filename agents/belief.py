@@ -1,0 +1,169 @@
+"""Partner belief: who is the partner, as one player at the table sees it.
+
+:class:`BeliefNet` reads a player's view (:data:`briscola_env.observation.SPEC`,
+nothing else: no privileged input) and gives a probability for each relative
+seat being the partner; the caller's own seat stands for "the caller plays
+solo". Its target is the privileged view's partner section, which is how
+the same facts are encoded for critics and probes.
+
+It is trained on views logged from games of any mix of agents
+(:func:`collect_views`, :func:`train_belief`), saved as data-only
+checkpoints, and queried at any decision (:meth:`BeliefModel.probabilities`).
+The same network shape serves as the auxiliary belief head of the PPO
+network in ``train.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from briscola_env import BatchedEnv, RulesConfig
+from briscola_env.cards import NUM_SEATS
+from briscola_env.engine import PLAY
+from briscola_env.observation import PRIVILEGED_SPEC, SPEC
+
+from .base import Agent
+from .ppo import layout_signature
+
+BELIEF_FORMAT = 1
+CALLER, PARTNER, DEFENDER = 0, 1, 2  # roles of a viewer
+ROLE_NAMES = ("caller", "partner", "defender")
+
+
+class BeliefNet(nn.Module):
+    """MLP from one player's view to logits over the 5 relative seats: the partner's seat."""
+
+    def __init__(self, hidden: Sequence[int] = (256, 128)):
+        super().__init__()
+        self.hidden = list(hidden)
+        self.register_buffer("scale", torch.as_tensor(SPEC.scale))
+        layers, width = [], SPEC.size
+        for size in self.hidden:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        self.body = nn.Sequential(*layers, nn.Linear(width, NUM_SEATS))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.body(obs.float() * self.scale)
+
+
+@dataclass
+class Views:
+    """Views of players in card play, after the call, with what the questions need to know."""
+
+    obs: np.ndarray  # (n, SPEC.size) uint8, the view
+    partner: np.ndarray  # (n,) int64, the partner's relative seat (the caller's when solo): the target
+    trick: np.ndarray  # (n,) int64, trick 0..7 of the decision
+    role: np.ndarray  # (n,) int64, CALLER / PARTNER / DEFENDER of the viewer
+    revealed: np.ndarray  # (n,) bool, the called card had been played (the partner is public)
+    game: np.ndarray  # (n,) int64, game index
+    called_trick: np.ndarray  # (games,) int64, trick the called card was played in (-1: not played)
+    with_partner: np.ndarray  # (games,) bool, the hand was played by a caller and a partner (not void, not solo)
+    contract_made: np.ndarray  # (games,) bool
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+
+def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: np.ndarray,
+                  rules: Optional[RulesConfig] = None) -> Views:
+    """Play the games (``agents[seat_agents[g, s]]`` at seat ``s``) and keep the view of every
+    decision in card play: each player's once per trick."""
+    from evaluation.play import play_games  # evaluation builds on agents: import late
+
+    kept = []
+
+    def observe(env: BatchedEnv, out) -> None:
+        state = env.state
+        g = np.flatnonzero((state.phase == PLAY) & ~state.terminated)
+        if not g.size:
+            return
+        seat = state.current_player[g].astype(np.int64)
+        partner = PRIVILEGED_SPEC.view(env.privileged()[g], "partner").argmax(axis=1)
+        role = np.where(seat == state.caller[g], CALLER,
+                        np.where(seat == state.hidden.partner[g], PARTNER, DEFENDER))
+        revealed = SPEC.view(out.obs[g], "partner_revealed")[:, 0] == 1
+        kept.append((out.obs[g], partner, state.trick_index[g].astype(np.int64), role, revealed, g))
+
+    state, _ = play_games(agents, seat_agents, deal_seeds, rules, observe=observe)
+    obs, partner, trick, role, revealed, game = (np.concatenate(parts) for parts in zip(*kept))
+    from briscola_env.batched_env import called_trick
+
+    with_partner = (state.caller >= 0) & (state.hidden.partner != state.caller)
+    return Views(obs, partner, trick, role, revealed, game,
+                 called_trick(state, np.arange(state.batch_size)).astype(np.int64), with_partner,
+                 state.contract_made.copy())
+
+
+def train_belief(views: Views, hidden: Sequence[int] = (256, 128), epochs: int = 4, batch_size: int = 512,
+                 learning_rate: float = 1e-3, seed: int = 0,
+                 progress: Optional[Callable[[int, float], None]] = None) -> BeliefNet:
+    """Fit a :class:`BeliefNet` to ``views`` by cross-entropy; ``progress(epoch, loss)`` after each epoch."""
+    if len(views) == 0:
+        raise ValueError("no views to train on: play more games")
+    torch.manual_seed(seed)
+    net = BeliefNet(hidden)
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
+    obs, target = torch.from_numpy(views.obs), torch.from_numpy(views.partner)
+    generator = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        order, total = torch.randperm(len(obs), generator=generator), 0.0
+        for start in range(0, len(obs), batch_size):
+            batch = order[start:start + batch_size]
+            loss = nn.functional.cross_entropy(net(obs[batch]), target[batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(batch)
+        if progress:
+            progress(epoch + 1, total / len(obs))
+    return net.eval()
+
+
+def save_belief(path, net: BeliefNet, **extra) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    torch.save({"format": BELIEF_FORMAT, "kind": "belief", "layout": layout_signature(), "hidden": net.hidden,
+                "model": net.state_dict(), **extra}, temporary)
+    os.replace(temporary, path)
+
+
+class BeliefModel:
+    """A trained belief network, queried on views: ``probabilities(obs)`` is ``(n, 5)``."""
+
+    def __init__(self, net: BeliefNet):
+        self.net = net.eval()
+
+    @classmethod
+    def load(cls, path) -> "BeliefModel":
+        try:
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+        except FileNotFoundError:
+            raise ValueError(f"no belief model at {path}") from None
+        except Exception as error:  # noqa: BLE001 - a corrupt or foreign file: say so plainly
+            raise ValueError(f"{path} is not a readable belief model: {error}") from None
+        if not isinstance(payload, dict) or payload.get("kind") != "belief" \
+                or payload.get("format") != BELIEF_FORMAT:
+            raise ValueError(f"{path} is not a belief model of format {BELIEF_FORMAT} "
+                             "(train one with: briscola belief ...)")
+        if payload.get("layout", {}).get("observation") != layout_signature()["observation"]:
+            raise ValueError(f"{path} was trained on another observation layout than this version's")
+        net = BeliefNet(payload["hidden"])
+        net.load_state_dict(payload["model"])
+        return cls(net)
+
+    @torch.no_grad()
+    def probabilities(self, obs: np.ndarray) -> np.ndarray:
+        out = []
+        for start in range(0, len(obs), 65_536):
+            out.append(torch.softmax(self.net(torch.from_numpy(np.ascontiguousarray(obs[start:start + 65_536]))),
+                                     dim=1).numpy())
+        return np.concatenate(out) if out else np.zeros((0, NUM_SEATS), np.float32)

@@ -1,0 +1,145 @@
+"""Concealment: how well a population's partners stay hidden, by trick.
+
+For games played by one population (the same agent at every seat), a belief
+model (:mod:`agents.belief`) names the partner from the view of each player
+who does not know him, the caller and the defenders, at each of their
+decisions in card play. Per trick (1-8) and viewer role:
+
+- **accuracy**: on the views before the called card is played, the belief's
+  best guess is the partner (a tie among k seats counts 1/k, so a uniform
+  guess among the four other seats scores exactly 0.25);
+- **log-loss**: minus the log-probability it gives the partner, on those views;
+- **identified**: the share of all views in which the partner is known: the
+  called card has been played, or the best guess is right.
+
+With the distribution of the trick in which the called card is played, and
+how often the population's contracts are made (a partner hiding well keeps
+the accuracy near chance while still winning contracts).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from agents import Agent
+from agents.belief import CALLER, DEFENDER, Views, collect_views
+from briscola_env.cards import NUM_SEATS, NUM_TRICKS
+from briscola_env.rules import RulesConfig
+
+VIEWERS = {"caller": CALLER, "defender": DEFENDER}
+# A uniform guess: the caller's partner is one of the four others; a defender's, one of the
+# three other non-callers (the rare solo aside).
+CHANCE = {"caller": 1 / 4, "defender": 1 / 3}
+
+
+@dataclass
+class ConcealmentResult:
+    population: str
+    games: int
+    accuracy: dict  # viewer -> 8 values by trick (None: no view), before the reveal
+    log_loss: dict  # viewer -> 8 values by trick, before the reveal
+    identified: dict  # viewer -> 8 values by trick, all views
+    views: dict  # viewer -> 8 counts of views before the reveal
+    called_trick: list  # share of hands with a partner (not solo) whose called card was played in trick 1..8
+    contracts_made: float  # share of the hands whose contract was made (a void hand counts as not made)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def measure(views: Views, probabilities: np.ndarray, population: str, games: int,
+            contracts_made: float) -> ConcealmentResult:
+    """The metric's arithmetic, from logged views and the belief's ``(n, 5)`` probabilities on them."""
+    rows = np.arange(len(views))
+    p_true = probabilities[rows, views.partner]
+    best = probabilities.max(axis=1, keepdims=True)
+    ties = (probabilities == best).sum(axis=1)
+    hit = np.where(p_true == best[:, 0], 1.0 / ties, 0.0)
+    log_loss = -np.log(np.maximum(p_true, 1e-12))
+    out = {"accuracy": {}, "log_loss": {}, "identified": {}, "views": {}}
+    for name, role in VIEWERS.items():
+        mine = views.role == role
+        hidden = mine & ~views.revealed
+        by_trick = [[], [], [], []]
+        for trick in range(NUM_TRICKS):
+            now, all_now = hidden & (views.trick == trick), mine & (views.trick == trick)
+            by_trick[0].append(float(hit[now].mean()) if now.any() else None)
+            by_trick[1].append(float(log_loss[now].mean()) if now.any() else None)
+            known = np.where(views.revealed, 1.0, hit)
+            by_trick[2].append(float(known[all_now].mean()) if all_now.any() else None)
+            by_trick[3].append(int(now.sum()))
+        for key, values in zip(out, by_trick):
+            out[key][name] = values
+    shown = views.called_trick[views.with_partner]
+    called = np.bincount(shown, minlength=NUM_TRICKS) / max(len(shown), 1)
+    return ConcealmentResult(population, games, **out, called_trick=called.tolist(), contracts_made=contracts_made)
+
+
+def concealment(belief: Callable[[np.ndarray], np.ndarray], agent: Agent, name: str, games: int,
+                seed: int = 0, rules: RulesConfig | None = None) -> ConcealmentResult:
+    """Play ``games`` hands with ``agent`` at every seat and measure how well its partners hide
+    from ``belief`` (a callable from views to ``(n, 5)`` probabilities, e.g.
+    :meth:`agents.belief.BeliefModel.probabilities`)."""
+    if games < 1:
+        raise ValueError(f"games must be at least 1; got {games}")
+    rng = np.random.default_rng(seed)
+    agent.reset(int(rng.integers(2**32)))
+    views = collect_views([agent], np.zeros((games, NUM_SEATS), dtype=np.int64), rng.integers(0, 2**57, games),
+                          rules)
+    return measure(views, np.asarray(belief(views.obs)), name, games, float(views.contract_made.mean()))
+
+
+def concealment_table(results: list[ConcealmentResult]) -> str:
+    """Accuracy (log-loss) of the belief by trick, per population and viewer."""
+    head = "| population | viewer | " + " | ".join(f"trick {t + 1}" for t in range(NUM_TRICKS)) + \
+        " | contracts made |"
+    rows = [head, "|---|---|" + "---:|" * (NUM_TRICKS + 1)]
+    for r in results:
+        for viewer in VIEWERS:
+            cells = ["-" if a is None else f"{a:.2f} ({ll:.2f})"
+                     for a, ll in zip(r.accuracy[viewer], r.log_loss[viewer])]
+            rows.append(f"| {r.population} | {viewer} | " + " | ".join(cells) + f" | {r.contracts_made:.1%} |")
+    called = ["| population | " + " | ".join(f"trick {t + 1}" for t in range(NUM_TRICKS)) + " |",
+              "|---|" + "---:|" * NUM_TRICKS]
+    for r in results:
+        called.append(f"| {r.population} | " + " | ".join(f"{share:.1%}" for share in r.called_trick) + " |")
+    return ("Partner named by the belief model before the called card is played: accuracy (log-loss); "
+            f"chance {CHANCE['caller']:.2f} for the caller, {CHANCE['defender']:.2f} for a defender\n\n"
+            + "\n".join(rows)
+            + "\n\nTrick in which the called card is played (hands with a partner)\n\n" + "\n".join(called))
+
+
+def plot_concealment(results: list[ConcealmentResult], path) -> None:
+    """PNG: the belief's accuracy by trick for each population, caller's and defenders' views."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    tricks = np.arange(1, NUM_TRICKS + 1)
+    for ax, viewer in zip(axes, VIEWERS):
+        for r in results:
+            values = np.array([np.nan if a is None else a for a in r.accuracy[viewer]])
+            ax.plot(tricks, values, marker="o", label=r.population)
+        ax.axhline(CHANCE[viewer], color="grey", linestyle=":", label="chance")
+        ax.set_title(f"{viewer}'s view")
+        ax.set_xlabel("trick")
+    axes[0].set_ylabel("partner named correctly (before the reveal)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write(results: list[ConcealmentResult], folder) -> None:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "concealment.md").write_text(concealment_table(results) + "\n")
+    (folder / "concealment.json").write_text(json.dumps([r.as_dict() for r in results], indent=1))
+    plot_concealment(results, folder / "concealment.png")
