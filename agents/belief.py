@@ -71,6 +71,11 @@ class Views:
     def __len__(self) -> int:
         return len(self.obs)
 
+    def select(self, rows: np.ndarray) -> "Views":
+        """The views ``rows`` (an index array or mask); the per-game facts are kept whole."""
+        per_view = ("obs", "partner", "trick", "role", "revealed", "game")
+        return Views(**{key: value[rows] if key in per_view else value for key, value in vars(self).items()})
+
 
 def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: np.ndarray,
                   rules: Optional[RulesConfig] = None) -> Views:

@@ -6,6 +6,8 @@
     briscola evaluate heuristic random --deals 100 --record --out runs/x            # + runs/x/games.jsonl
     briscola replay runs/x/games.jsonl --game 3 --step
     briscola play --opponents heuristic --lang en
+    briscola belief heuristic --games 20000 --out runs/belief.pt        # a partner-belief model
+    briscola concealment heuristic ppo:runs/x/checkpoint.pt --belief runs/belief.pt --out runs/conceal
 
 Agent specs are those of :func:`agents.make_agent`. With two specs, A's and
 B's paired edges (see :mod:`evaluation.duplicate`); with more, every pair on
@@ -74,6 +76,46 @@ def session(specs: list[str], sessions: int, hands: Optional[int], target: Optio
     return "\n".join(rows)
 
 
+def train_belief_model(specs: list[str], games: int, seed: int, rules_name: str, out: Path, epochs: int) -> str:
+    """The Python API behind ``briscola belief``: log games of the agents (each seat drawn from
+    ``specs``, every game), fit a belief model, save it; returns a line on its held-out accuracy."""
+    from agents.belief import BeliefModel, collect_views, save_belief, train_belief
+
+    rules = preset(rules_name)
+    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    rng = np.random.default_rng(seed)
+    held_out = max(1, games // 10)
+    layout = rng.integers(0, len(agents), (games + held_out, NUM_SEATS))
+    views = collect_views(agents, layout, rng.integers(0, 2**57, games + held_out), rules)
+    fit, check = views.select(views.game < games), views.select(views.game >= games)
+    with tqdm(total=epochs, desc="belief", unit="epoch", file=sys.stderr) as bar:
+        net = train_belief(fit, epochs=epochs, seed=seed,
+                           progress=lambda epoch, loss: (bar.set_postfix_str(f"loss {loss:.3f}"), bar.update(1)))
+    save_belief(out, net, specs=specs, games=games, rules=rules_name, seed=seed)
+    probabilities = BeliefModel(net).probabilities(check.obs)
+    hidden = ~check.revealed
+    accuracy = float((probabilities.argmax(axis=1) == check.partner)[hidden].mean())
+    return (f"belief model in {out}: {len(fit)} views of {games} games; held-out accuracy before the reveal "
+            f"{accuracy:.3f} on {int(hidden.sum())} views of {held_out} games")
+
+
+def concealment_report(specs: list[str], belief_path: Path, games: int, seed: int, rules_name: str,
+                       out: Optional[Path]) -> str:
+    """The Python API behind ``briscola concealment``: one population per spec (that agent at
+    every seat), measured against the belief model; the tables, also written with a PNG to ``out``."""
+    from agents.belief import BeliefModel
+
+    from .concealment import concealment, concealment_table, write as write_concealment
+
+    belief = BeliefModel.load(belief_path)
+    rules = preset(rules_name)
+    results = [concealment(belief.probabilities, make_agent(spec, seed=seed + i, rules=rules), spec, games,
+                           seed, rules) for i, spec in enumerate(specs)]
+    if out is not None:
+        write_concealment(results, out)
+    return concealment_table(results)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="briscola", description="Briscola Chiamata toolkit")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -98,6 +140,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     pl.add_argument("--seed", type=int, default=None)
     pl.add_argument("--rules", default="standard", choices=list(PRESETS))
     pl.add_argument("--lang", default="it", choices=["it", "en"])
+    be = commands.add_parser("belief", help="train a partner-belief model on games of agents")
+    be.add_argument("specs", nargs="+", help="agent specs; each seat of each game is drawn from them")
+    be.add_argument("--games", type=int, default=20_000)
+    be.add_argument("--epochs", type=int, default=4)
+    be.add_argument("--seed", type=int, default=0)
+    be.add_argument("--rules", default="standard", choices=list(PRESETS))
+    be.add_argument("--out", type=Path, default=Path("runs/belief.pt"), help="where to save the model")
+    co = commands.add_parser("concealment", help="how well each population's partners hide from a belief model")
+    co.add_argument("specs", nargs="+", help="one population per spec (that agent at every seat)")
+    co.add_argument("--belief", type=Path, required=True, help="a model from: briscola belief ...")
+    co.add_argument("--games", type=int, default=2000)
+    co.add_argument("--seed", type=int, default=0)
+    co.add_argument("--rules", default="standard", choices=list(PRESETS))
+    co.add_argument("--out", type=Path, default=None, help="folder for concealment.md, .json and .png")
     rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file")
     rp.add_argument("file", type=Path)
     rp.add_argument("--game", type=int, default=0)
@@ -113,6 +169,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print(f"{n} games recorded in {out / 'games.jsonl'}", file=sys.stderr)
             print(f"results in {out}", file=sys.stderr)
             print("\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)]))
+        elif args.command == "belief":
+            print(train_belief_model(args.specs, args.games, args.seed, args.rules, args.out, args.epochs))
+        elif args.command == "concealment":
+            print(concealment_report(args.specs, args.belief, args.games, args.seed, args.rules, args.out))
         elif args.command == "session":
             print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules))
         elif args.command == "play":

@@ -100,5 +100,18 @@ def test_belief_models_train_save_load_and_report(tmp_path):
     write([result], tmp_path / "report")
     assert (tmp_path / "report" / "concealment.png").stat().st_size > 1000
     with pytest.raises(ValueError, match="no views"):
-        train_belief(views.__class__(*(np.zeros((0,) + np.shape(v)[1:], np.asarray(v).dtype)
-                                       for v in vars(views).values())))
+        train_belief(views.select(np.zeros(len(views), dtype=bool)))
+
+
+def test_belief_and_concealment_commands(tmp_path, capsys):
+    from evaluation.cli import main
+
+    main(["belief", "heuristic", "random", "--games", "60", "--epochs", "1", "--out", str(tmp_path / "b.pt")])
+    assert "held-out accuracy before the reveal" in capsys.readouterr().out
+    main(["concealment", "heuristic", "random", "--belief", str(tmp_path / "b.pt"), "--games", "30",
+          "--out", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert "| heuristic | defender |" in out and "| random | caller |" in out
+    assert (tmp_path / "c" / "concealment.png").exists()
+    with pytest.raises(SystemExit):
+        main(["concealment", "heuristic", "--belief", str(tmp_path / "missing.pt")])
