@@ -172,8 +172,13 @@ class BatchedEnv:
 
     def privileged(self) -> np.ndarray:
         """``(N, PRIVILEGED_SPEC.size)`` uint8: every hand and the partner, from the seat
-        to act (seat 0 in a finished game, as for ``obs``). For centralized critics and probes only: an acting policy must not see it."""
+        to act (seat 0 in a finished game, as for ``obs``). For centralized critics and probes
+        only: an acting policy must not see it."""
         return encode_privileged(self.state, np.maximum(self.state.current_player, 0).astype(np.int64))
+
+    def records_of(self, seat: int) -> np.ndarray:
+        """``(N, RECORDS size)`` uint8: the :data:`RECORDS` sections of ``seat``'s view in every game."""
+        return np.concatenate([self._seat_records[:, seat], self._shared_records], axis=1)
 
     # --- internals -------------------------------------------------------------------
 
@@ -209,10 +214,6 @@ class BatchedEnv:
             "called_trick": column(called_trick(state, ended), -1, np.int8),
             "captured_points": column(state.captured_points[ended], 0, np.int16),  # (N, 5), by seat
         }
-
-    def records_of(self, seat: int) -> np.ndarray:
-        """``(N, RECORDS size)`` uint8: the :data:`RECORDS` sections of ``seat``'s view in every game."""
-        return np.concatenate([self._seat_records[:, seat], self._shared_records], axis=1)
 
     def _record(self, actions, seat, phase, standing, trick) -> None:
         """Add the action each game just took to the records of all five seats."""
