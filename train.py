@@ -31,6 +31,7 @@ from typing import Optional
 import numpy as np
 import torch
 import yaml
+from torch.distributions import Categorical
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
@@ -39,8 +40,8 @@ from agents import HeuristicAgent, RandomAgent
 from agents.ppo import PolicyValueNet, PPOAgent, load_checkpoint, save_checkpoint
 from briscola_env import BatchedEnv, preset
 from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
-from briscola_env.cards import NUM_SEATS
-from briscola_env.engine import PHASE_NAMES
+from briscola_env.cards import NUM_SEATS, NUM_TRICKS
+from briscola_env.engine import PHASE_NAMES, PLAY
 from briscola_env.observation import SPEC
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
@@ -89,6 +90,13 @@ class Config:
     """Phases demonstrated: any of auction, call, play."""
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    belief_coef: float = 0.0
+    """Weight of an auxiliary head predicting the partner's seat from the acting player's view,
+    supervised from the privileged view, on card-play decisions before the reveal (0: no head)."""
+    concealment_coef: float = 0.0
+    """Weight of the partner's concealment reward: at the hand's end the partner gets this times
+    the mean, over the learner's caller and defender views before the reveal, of (chance - the
+    belief head's probability on the true partner). Needs belief_coef > 0."""
     opponent_share: float = 0.3
     """Share of games in which 1-4 seats are played by the opponent pool."""
     heuristic_share: float = 0.5
@@ -139,6 +147,8 @@ def load_config(path: Optional[str], overrides: list[str]) -> Config:
             raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
         setattr(config, key, value)
     preset(config.rules)  # checks the preset name
+    if config.concealment_coef and not config.belief_coef:
+        raise ValueError("config key 'concealment_coef' needs the belief head: set belief_coef > 0")
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
     if unknown:
         raise ValueError(f"config key 'demo_phases': unknown phase(s) {unknown}; use auction, call, play")
@@ -168,19 +178,20 @@ class Trajectories:
         self.advantage = np.zeros(capacity, dtype=np.float32)
         self.ret = np.zeros(capacity, dtype=np.float32)
         self.demo = np.full(capacity, -1, dtype=np.int64)  # the heuristic's action in a demo phase, else -1
+        self.partner = np.full(capacity, -1, dtype=np.int64)  # belief target: partner's relative seat, else -1
         self.in_use = np.zeros(capacity, dtype=bool)
         self.next = 0
         self.open: dict[tuple[int, int], list[int]] = {}  # (game, seat) -> its decisions this hand
         self.ready: list[int] = []
 
-    def add(self, games, seats, obs, mask, action, logprob, value, demo) -> None:
+    def add(self, games, seats, obs, mask, action, logprob, value, demo, partner) -> None:
         at = (self.next + np.arange(len(games))) % self.capacity
         if self.in_use[at].any():
             raise RuntimeError("trajectory storage full: raise its capacity")
         self.next = int((self.next + len(games)) % self.capacity)
         self.in_use[at] = True
         self.obs[at], self.mask[at], self.action[at] = obs, mask, action
-        self.logprob[at], self.value[at], self.demo[at] = logprob, value, demo
+        self.logprob[at], self.value[at], self.demo[at], self.partner[at] = logprob, value, demo, partner
         for g, s, i in zip(games.tolist(), seats.tolist(), at.tolist()):
             self.open.setdefault((g, s), []).append(i)
 
@@ -210,7 +221,8 @@ class Trajectories:
 
     def state_dict(self) -> dict:
         return {name: getattr(self, name) for name in ("obs", "mask", "action", "logprob", "value", "advantage",
-                                                       "ret", "demo", "in_use", "next", "ready")} | {
+                                                       "ret", "demo", "partner", "in_use", "next",
+                                                       "ready")} | {
             "open": [[g, s, ids] for (g, s), ids in self.open.items()]}
 
     def load_state_dict(self, saved: dict) -> None:
@@ -221,6 +233,65 @@ class Trajectories:
                 setattr(self, name, value if name == "next" else list(value))
             else:
                 getattr(self, name)[...] = value
+
+
+def belief_targets(state, out, rows: np.ndarray) -> np.ndarray:
+    """The belief head's target for the decisions ``rows``: the partner's seat relative to the
+    player to act (his own if he is the partner, or the solo caller), on card-play decisions
+    before the called card is played; -1 elsewhere. From the privileged state: training only."""
+    partner = state.hidden.partner[rows].astype(np.int64)
+    hidden = SPEC.view(out.obs[rows], "partner_revealed")[:, 0] == 0
+    asked = (state.phase[rows] == PLAY) & (partner >= 0) & hidden
+    return np.where(asked, (partner - out.seat[rows]) % NUM_SEATS, -1)
+
+
+class BeliefTracker:
+    """The belief head's accuracy by trick, for TensorBoard, and the concealment reward: per
+    game, the running sum over the learner's caller and defender views before the reveal of
+    (chance - the head's probability on the true partner). The partner's own views are left
+    out: he knows."""
+
+    CHANCE = 0.25
+
+    def __init__(self, num_envs: int):
+        self.sums = np.zeros((num_envs, 2))  # per game: sum of (chance - p_true), number of views
+        self.hits = np.zeros((NUM_TRICKS, 2))  # per trick: right guesses, views (since the last log)
+        self.bonus = []
+
+    def observe(self, state, rows: np.ndarray, partner: np.ndarray, probabilities: np.ndarray) -> None:
+        outsider = np.flatnonzero((partner >= 0) & (state.current_player[rows] != state.hidden.partner[rows]))
+        target = partner[outsider]
+        p_true = probabilities[outsider, target]
+        np.add.at(self.hits, (state.trick_index[rows[outsider]].astype(np.int64), 0),
+                  probabilities[outsider].argmax(axis=1) == target)
+        np.add.at(self.hits, (state.trick_index[rows[outsider]].astype(np.int64), 1), 1)
+        np.add.at(self.sums, (rows[outsider], 0), self.CHANCE - p_true)
+        np.add.at(self.sums, (rows[outsider], 1), 1)
+
+    def finish_hands(self, rewards: np.ndarray, ended: np.ndarray, info: dict, coef: float) -> None:
+        """Add the concealment reward to the partner's payoff in the hands that ended (if ``coef``)."""
+        caller, partner = info["caller"][ended], info["partner"][ended].astype(np.int64)
+        total, views = self.sums[ended, 0], self.sums[ended, 1]
+        paid = (caller >= 0) & (partner != caller) & (views > 0)
+        bonus = coef * total[paid] / views[paid]
+        if coef:
+            rewards[ended[paid], partner[paid]] += bonus
+        self.bonus.extend(bonus.tolist())
+        self.sums[ended] = 0
+
+    def log(self, writer, step: int) -> None:
+        for trick in np.flatnonzero(self.hits[:, 1]):
+            writer.add_scalar(f"belief/accuracy_by_trick/trick_{trick + 1}",
+                              self.hits[trick, 0] / self.hits[trick, 1], step)
+        if self.bonus:
+            writer.add_scalar("concealment/partner_reward", float(np.mean(self.bonus)), step)
+        self.hits[:], self.bonus = 0, []
+
+    def state_dict(self) -> dict:
+        return {"sums": self.sums}
+
+    def load_state_dict(self, saved: dict) -> None:
+        self.sums[...] = saved["sums"]
 
 
 def pack(obj):
@@ -284,9 +355,10 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     assign_seats(np.arange(config.num_envs))
 
     # Agent.
-    net = PolicyValueNet(config.hidden_sizes).to(device)
+    net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     storage = Trajectories(config.num_envs * (config.num_steps + 160))
+    belief = BeliefTracker(config.num_envs)
     decisions_per_update = config.num_envs * config.num_steps
     num_updates = max(1, config.total_decisions // decisions_per_update)
     update = decisions = 0
@@ -298,9 +370,10 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
         optimizer.load_state_dict(saved["optimizer"])
         out = env.load_state_dict(saved["env"])
         storage.load_state_dict(saved["storage"])
+        belief.load_state_dict(saved["belief"])
         owner[...] = saved["owner"]
         for state in saved["pool"]:
-            pool.append(PolicyValueNet(config.hidden_sizes))
+            pool.append(PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0))
             pool[-1].load_state_dict(state)
         rng.bit_generator.state = saved["rng"]
         torch.set_rng_state(saved["torch_rng"])
@@ -309,6 +382,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
 
     def checkpoint() -> None:
         trainer = {"optimizer": optimizer.state_dict(), "env": env.state_dict(), "storage": storage.state_dict(),
+                   "belief": belief.state_dict(),
                    "owner": owner, "pool": [p.state_dict() for p in pool], "rng": rng.bit_generator.state,
                    "torch_rng": torch.get_rng_state(), "sampler": sampler.get_state(),
                    "update": update, "decisions": decisions}
@@ -332,16 +406,20 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                 with torch.no_grad():
                     obs = torch.from_numpy(out.obs[learn]).to(device)
                     mask = torch.from_numpy(out.mask[learn]).to(device)
-                    dist, value = net.distribution(obs, mask)
+                    logits, value, belief_logits = net.heads(obs, mask)
+                    dist = Categorical(logits=logits)
                     action = torch.multinomial(dist.probs.cpu(), 1, generator=sampler).squeeze(1)
                     logprob = dist.log_prob(action.to(device))
                 actions[learn] = action.numpy()
+                partner = belief_targets(env.state, out, learn)
+                if belief_logits is not None:
+                    belief.observe(env.state, learn, partner, torch.softmax(belief_logits, 1).cpu().numpy())
                 demo = np.full(len(learn), -1, dtype=np.int64)
                 if demo_weight(config, update, num_updates) > 0:
                     shown = np.flatnonzero(SPEC.view(out.obs[learn], "phase")[:, demo_phases].any(axis=1))
                     demo[shown] = heuristic.act(out.obs[learn[shown]], out.mask[learn[shown]])
                 storage.add(learn, seat[learn], out.obs[learn], out.mask[learn], action.numpy(),
-                            logprob.cpu().numpy(), value.cpu().numpy(), demo)
+                            logprob.cpu().numpy(), value.cpu().numpy(), demo, partner)
                 by_heuristic = np.flatnonzero(who == 1)
                 if by_heuristic.size:
                     actions[by_heuristic] = heuristic.act(out.obs[by_heuristic], out.mask[by_heuristic])
@@ -357,8 +435,10 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                 env_time += time.time() - tick
                 decisions += config.num_envs
                 ended = np.flatnonzero(out.done)
+                rewards = out.rewards.copy()
+                belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
                 for g in ended.tolist():
-                    storage.finish(g, out.rewards[g], config.gamma, config.gae_lambda)
+                    storage.finish(g, rewards[g], config.gamma, config.gae_lambda)
                 finished.append({key: out.info[key][ended] for key in GAME_FACTS} | {"learner": owner[ended] == 0})
                 assign_seats(ended)
 
@@ -375,8 +455,9 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
             writer.add_scalar("charts/SPS", sps, decisions)
             writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], decisions)
             for name, value in stats.items():
-                writer.add_scalar(f"losses/{name}", value, decisions)
+                writer.add_scalar(name if "/" in name else f"losses/{name}", value, decisions)
             log_games(writer, finished, decisions)
+            belief.log(writer, decisions)
             shares = np.bincount(np.minimum(owner, 2).ravel(), minlength=3) / owner.size
             for name, share in zip(("learner", "heuristic", "snapshot"), shares):
                 writer.add_scalar(f"pool/{name}_seats", share, decisions)
@@ -429,7 +510,8 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     advantages = torch.from_numpy(storage.advantage[ids]).to(device)
     returns = torch.from_numpy(storage.ret[ids]).to(device)
     demo = torch.from_numpy(storage.demo[ids]).to(device)
-    demo_loss = torch.tensor(0.0)
+    partner = torch.from_numpy(storage.partner[ids]).to(device)
+    demo_loss = belief_loss = torch.tensor(0.0)
     size = len(ids)
     minibatch = max(1, size // config.num_minibatches)
     clipfracs, approx_kl = [], torch.tensor(0.0)
@@ -437,7 +519,8 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
         order = torch.randperm(size, generator=sampler)
         for begin in range(0, size, minibatch):
             mb = order[begin:begin + minibatch].to(device)
-            dist, value = net.distribution(obs[mb], mask[mb])
+            logits, value, belief_logits = net.heads(obs[mb], mask[mb])
+            dist = Categorical(logits=logits)
             logprob = dist.log_prob(actions[mb])
             log_ratio = logprob - old_logprob[mb]
             ratio = log_ratio.exp()
@@ -460,15 +543,22 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
             if demo_coef > 0 and shown.any():
                 demo_loss = -dist.log_prob(demo[mb].clamp(min=0))[shown].mean()
                 loss = loss + demo_coef * demo_loss
+            asked = partner[mb] >= 0
+            if belief_logits is not None and asked.any():
+                belief_loss = torch.nn.functional.cross_entropy(belief_logits[asked], partner[mb][asked])
+                loss = loss + config.belief_coef * belief_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
             optimizer.step()
     variance = returns.var()
     explained = (1 - (returns - old_value).var() / variance).item() if variance > 0 else float("nan")
-    return {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
-            "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained,
-            "demo": demo_loss.item(), "demo_coef": demo_coef}
+    stats = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
+             "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained,
+             "demo": demo_loss.item(), "demo_coef": demo_coef}
+    if net.belief is not None:
+        stats["belief/loss"] = belief_loss.item()
+    return stats
 
 
 GAME_FACTS = ("caller", "partner", "contract", "contract_made", "called_trick", "captured_points")

@@ -26,6 +26,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 from briscola_env.actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET, POINT_BID_OFFSET, RANK_BID_OFFSET
+from briscola_env.cards import NUM_SEATS
 from briscola_env.observation import SPEC
 
 from .base import Agent
@@ -44,9 +45,13 @@ def layout_signature() -> dict:
 
 
 class PolicyValueNet(nn.Module):
-    """Masked-logit policy and value over one seat's view; one network for all seats."""
+    """Masked-logit policy and value over one seat's view; one network for all seats.
 
-    def __init__(self, hidden: Sequence[int] = (256, 256)):
+    With ``belief=True`` it also has an auxiliary head on the same trunk predicting the
+    partner's relative seat (as :class:`agents.belief.BeliefNet` does), trained from the
+    privileged view; acting never reads it."""
+
+    def __init__(self, hidden: Sequence[int] = (256, 256), belief: bool = False):
         super().__init__()
         self.hidden = list(hidden)
         self.register_buffer("scale", torch.as_tensor(SPEC.scale))
@@ -57,6 +62,7 @@ class PolicyValueNet(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, NUM_ACTIONS)
         self.value = nn.Linear(width, 1)
+        self.belief = nn.Linear(width, NUM_SEATS) if belief else None
         for layer in self.trunk:
             if isinstance(layer, nn.Linear):
                 nn.init.orthogonal_(layer.weight, np.sqrt(2))
@@ -68,9 +74,15 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(masked logits (n, 151), value (n,))`` for uint8 views and bool masks."""
+        logits, value, _ = self.heads(obs, mask)
+        return logits, value
+
+    def heads(self, obs: torch.Tensor, mask: torch.Tensor):
+        """``(masked logits, value, belief logits (n, 5) or None)``: every head on one trunk pass."""
         features = self.trunk(obs.float() * self.scale)
         logits = self.policy(features).masked_fill(~mask, ILLEGAL_LOGIT)
-        return logits, self.value(features).squeeze(-1)
+        belief = self.belief(features) if self.belief is not None else None
+        return logits, self.value(features).squeeze(-1), belief
 
     def distribution(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[Categorical, torch.Tensor]:
         logits, value = self(obs, mask)
@@ -83,7 +95,7 @@ def save_checkpoint(path, net: PolicyValueNet, **extra) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"format": CHECKPOINT_FORMAT, "layout": layout_signature(), "hidden": net.hidden,
-               "model": net.state_dict(), **extra}
+               "belief_head": net.belief is not None, "model": net.state_dict(), **extra}
     temporary = path.with_name(path.name + ".tmp")
     torch.save(payload, temporary)
     os.replace(temporary, path)
@@ -111,7 +123,7 @@ def load_checkpoint(path) -> dict:
 
 def load_network(path) -> PolicyValueNet:
     payload = load_checkpoint(path)
-    net = PolicyValueNet(payload["hidden"])
+    net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head", False))
     net.load_state_dict(payload["model"])
     return net.eval()
 

@@ -83,3 +83,16 @@ def test_a_checkpoint_is_an_agent_for_the_harness(tmp_path, capsys):
     save_checkpoint(path, PolicyValueNet((16,)))
     assert main(["evaluate", f"ppo:{path}", "random", "--deals", "4", "--out", str(tmp_path / "eval")]) == 0
     assert f"| ppo:{path} | random | 4 |" in capsys.readouterr().out
+
+
+def test_a_network_with_a_belief_head_round_trips_and_acts_the_same(tmp_path):
+    torch.manual_seed(2)
+    net = PolicyValueNet((16,), belief=True)
+    obs, mask = batch(32)
+    logits, value, belief = net.heads(obs, mask)
+    assert belief.shape == (32, 5) and torch.equal(net(obs, mask)[0], logits)
+    save_checkpoint(tmp_path / "b.pt", net)
+    agent = make_agent(f"ppo:{tmp_path / 'b.pt'},greedy=True")
+    assert agent.net.belief is not None
+    assert np.array_equal(agent.act(obs.numpy(), mask.numpy()), logits.argmax(1).numpy())
+    assert PolicyValueNet((16,)).heads(obs, mask)[2] is None

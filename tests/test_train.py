@@ -32,9 +32,11 @@ def test_tiny_run_trains_checkpoints_logs_and_evaluates(tmp_path, capsys):
     assert any(not torch.equal(untrained[k], v) for k, v in weights(run).items() if k != "scale")
 
 
-def test_a_resumed_run_matches_an_uninterrupted_one(tmp_path):
-    train.main(["--config", TINY, f"run_dir={tmp_path / 'whole'}"])
-    train.main(["--config", TINY, f"run_dir={tmp_path / 'split'}", "stop_after=5"])
+@pytest.mark.parametrize("extra", [[], ["belief_coef=0.5", "concealment_coef=0.5", "demo_phases=[auction,play]"]],
+                         ids=["default", "belief_head_concealment_demo"])
+def test_a_resumed_run_matches_an_uninterrupted_one(tmp_path, extra):
+    train.main(["--config", TINY, f"run_dir={tmp_path / 'whole'}", *extra])
+    train.main(["--config", TINY, f"run_dir={tmp_path / 'split'}", "stop_after=5", *extra])
     halfway = weights(tmp_path / "split" / "tiny-1")
     train.main(["--resume", str(tmp_path / "split" / "tiny-1")])
     whole, split = weights(tmp_path / "whole" / "tiny-1"), weights(tmp_path / "split" / "tiny-1")
@@ -50,6 +52,10 @@ def test_config_errors_name_the_key(tmp_path):
     with pytest.raises(ValueError, match="rules preset"):
         train.load_config(None, ["rules=nowhere"])
     assert train.load_config(TINY, ["learning_rate=1"]).learning_rate == 1.0
+    with pytest.raises(ValueError, match="needs the belief head"):
+        train.load_config(TINY, ["concealment_coef=0.5"])
+    with pytest.raises(ValueError, match="unknown phase"):
+        train.load_config(TINY, ["demo_phases=[bidding]"])
     with pytest.raises(SystemExit):
         train.main(["--config", TINY, "bogus=1"])
 
