@@ -10,7 +10,8 @@ from benchmarks.engine import main as benchmark
 from evaluation.cli import main as briscola
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1"}
+SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1", "--games": "40",
+         "--epochs": "1"}
 
 
 def commands() -> list[list[str]]:
@@ -26,7 +27,7 @@ def commands() -> list[list[str]]:
 
 
 def shrink(words: list[str]) -> list[str]:
-    out = list(words)
+    out = [word.replace("worlds=32", "worlds=2") for word in words]  # search with a small sample
     for i, word in enumerate(out[:-1]):
         if word in SMALL:
             out[i + 1] = SMALL[word]
@@ -36,7 +37,7 @@ def shrink(words: list[str]) -> list[str]:
 def test_every_readme_command_is_covered():
     kinds = {tuple(w[:2]) for w in commands()}
     assert kinds == {("python", "train.py"), ("briscola", "evaluate"), ("briscola", "session"), ("briscola", "play"),
-                     ("briscola", "replay")}
+                     ("briscola", "replay"), ("briscola", "belief"), ("briscola", "concealment")}
 
 
 @pytest.mark.parametrize("words", commands(), ids=lambda w: " ".join(w[:3]))
@@ -57,6 +58,9 @@ def test_readme_command_runs(words, tmp_path, monkeypatch):
 
         monkeypatch.setattr("builtins.input", nobody_there)
         assert briscola(words[1:]) == 1  # no one at the keyboard: the hand is abandoned cleanly
+    elif words[:2] == ["briscola", "concealment"]:
+        assert briscola(["belief", "heuristic", "--games", "40", "--epochs", "1", "--out", "runs/belief.pt"]) == 0
+        assert briscola(words[1:]) == 0
     elif words[:2] == ["briscola", "replay"]:
         assert briscola(["evaluate", "heuristic", "random", "--deals", "1", "--record", "--out", "runs/x"]) == 0
         monkeypatch.setattr("builtins.input", lambda prompt="": "")  # Enter, at every step
