@@ -73,9 +73,13 @@ class RevealAtOnce(HeuristicAgent):
 
 
 def test_a_partner_who_plays_the_called_card_at_once_is_identified_at_trick_1():
-    result = concealment(uniform_over_others, RevealAtOnce(), "reveal at once", 150, seed=3)
+    games = 300
+    views = collect_views([RevealAtOnce()], np.zeros((games, NUM_SEATS), dtype=np.int64), np.arange(games))
+    partnered = views.select(views.with_partner[views.game])  # a solo caller has no partner to find
+    result = measure(partnered, uniform_over_others(partnered.obs), "reveal at once", games, 0.5)
     assert result.called_trick[0] == 1.0 and sum(result.called_trick[1:]) == 0
     for viewer in ("caller", "defender"):
+        assert result.views[viewer][0] > 0
         assert all(n == 0 for n in result.views[viewer][1:])  # nobody is in the dark after trick 1
         assert all(share == 1.0 for share in result.identified[viewer][1:])
     heuristic = concealment(uniform_over_others, HeuristicAgent(), "heuristic", 150, seed=3)
