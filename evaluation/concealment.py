@@ -116,12 +116,10 @@ def concealment_table(results: list[ConcealmentResult]) -> str:
 
 def plot_concealment(results: list[ConcealmentResult], path) -> None:
     """PNG: the belief's accuracy by trick for each population, caller's and defenders' views."""
-    import matplotlib
+    from matplotlib.figure import Figure  # not pyplot: the caller's backend (a notebook's) is left alone
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    fig = Figure(figsize=(10, 4))
+    axes = fig.subplots(1, 2, sharey=True)
     tricks = np.arange(1, NUM_TRICKS + 1)
     for ax, viewer in zip(axes, VIEWERS):
         for r in results:
@@ -134,7 +132,6 @@ def plot_concealment(results: list[ConcealmentResult], path) -> None:
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def write(results: list[ConcealmentResult], folder) -> None:

@@ -90,15 +90,13 @@ def _short(name: str, width: int = 24) -> str:
 
 def plot(results: list[PairResult], folder: Path) -> list[Path]:
     """PNG plots: edges with 95% CI; contract level vs success rate; payoff by role."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: the caller's backend (a notebook's) is left alone
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
 
-    fig, ax = plt.subplots(figsize=(max(4, 2 * len(results) + 2), 3.5))
+    fig = Figure(figsize=(max(4, 2 * len(results) + 2), 3.5))
+    ax = fig.subplots()
     labels, values, low, high = [], [], [], []
     for r in results:
         for name, other, edge, ci in ((r.a, r.b, r.edge_a, r.edge_a_ci), (r.b, r.a, r.edge_b, r.edge_b_ci)):
@@ -112,9 +110,9 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     fig.tight_layout()
     paths.append(folder / "edges.png")
     fig.savefig(paths[-1], dpi=100)
-    plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    fig = Figure(figsize=(8, 3.5))
+    ax = fig.subplots()
     order = [_contract_label(b) for b in range(1, POINT_BID_OFFSET)] + ["61+", "71+", "81+", "91+", "101+"]
     for r in results:
         for name, alone in ((r.a, 0), (r.b, 1)):
@@ -134,9 +132,9 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     fig.tight_layout()
     paths.append(folder / "contracts.png")
     fig.savefig(paths[-1], dpi=100)
-    plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    fig = Figure(figsize=(8, 3.5))
+    ax = fig.subplots()
     entries = ([(f"{_short(r.a)} among {_short(r.b)}", r.stats_a) for r in results]
                + [(f"{_short(r.b)} among {_short(r.a)}", r.stats_b) for r in results])
     width = 0.8 / len(entries)
@@ -150,7 +148,6 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     fig.tight_layout()
     paths.append(folder / "roles.png")
     fig.savefig(paths[-1], dpi=100)
-    plt.close(fig)
     return paths
 
 
