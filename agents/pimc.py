@@ -6,9 +6,10 @@ and, for each candidate action, plays every world to the end with a rollout
 policy for all five seats; it takes the action with the best mean payoff for
 its own seat. It decides in every phase: bids, the call and card play.
 
-Everything is one engine batch: the decisions of all the games passed to
+Everything is batched on the engine: the decisions of all the games passed to
 :meth:`PIMCAgent.act` at once, times their candidate actions, times the
-worlds, stepped together (in chunks of at most ``max_games`` games).
+worlds, stepped together in chunks of at most ``max_games`` games (a few
+thousand: larger batches spill out of the caches and run slower per game).
 
 Candidates are all legal calls and cards; in the auction, the pass and the
 ``bids`` cheapest legal bids (the dearer bids follow from the cheap ones
@@ -45,7 +46,7 @@ class PIMCAgent(Agent):
     name = "pimc"
 
     def __init__(self, rules: Optional[RulesConfig] = None, worlds: int = 32,
-                 rollout: Union[str, Agent] = "heuristic", bids: int = 3, max_games: int = 65_536,
+                 rollout: Union[str, Agent] = "heuristic", bids: int = 3, max_games: int = 4096,
                  belief: Optional[Callable] = None, seed: Optional[int] = None):
         for name, value, least in (("worlds", worlds, 1), ("bids", bids, 1), ("max_games", max_games, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
