@@ -257,7 +257,7 @@ class BeliefTracker:
     def __init__(self, num_envs: int):
         self.sums = np.zeros((num_envs, 2))  # per game: sum of (chance - p_true), number of views
         self.hits = np.zeros((NUM_TRICKS, 2))  # per trick: right guesses, views (since the last log)
-        self.bonus = []
+        self.scores = []  # per finished hand with a partner: its mean (chance - p_true)
 
     def observe(self, state, rows: np.ndarray, partner: np.ndarray, probabilities: np.ndarray) -> None:
         outsider = np.flatnonzero((partner >= 0) & (state.current_player[rows] != state.hidden.partner[rows]))
@@ -274,19 +274,19 @@ class BeliefTracker:
         caller, partner = info["caller"][ended], info["partner"][ended].astype(np.int64)
         total, views = self.sums[ended, 0], self.sums[ended, 1]
         paid = (caller >= 0) & (partner != caller) & (views > 0)
-        bonus = coef * total[paid] / views[paid]
+        score = total[paid] / views[paid]
         if coef:
-            rewards[ended[paid], partner[paid]] += bonus
-        self.bonus.extend(bonus.tolist())
+            rewards[ended[paid], partner[paid]] += coef * score
+        self.scores.extend(score.tolist())
         self.sums[ended] = 0
 
     def log(self, writer, step: int) -> None:
         for trick in np.flatnonzero(self.hits[:, 1]):
             writer.add_scalar(f"belief/accuracy_by_trick/trick_{trick + 1}",
                               self.hits[trick, 0] / self.hits[trick, 1], step)
-        if self.bonus:
-            writer.add_scalar("concealment/partner_reward", float(np.mean(self.bonus)), step)
-        self.hits[:], self.bonus = 0, []
+        if self.scores:  # how well the partners hid from the head (the reward, before its coefficient)
+            writer.add_scalar("concealment/hiding_score", float(np.mean(self.scores)), step)
+        self.hits[:], self.scores = 0, []
 
     def state_dict(self) -> dict:
         return {"sums": self.sums}
