@@ -121,6 +121,16 @@ def load_checkpoint(path) -> dict:
     return payload
 
 
+def export_policy(source, target) -> int:
+    """Write the network of a training checkpoint alone (no optimizer, environment or storage),
+    for shipping and playing; returns the new file's size in bytes."""
+    payload = load_checkpoint(source)
+    net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head", False))
+    net.load_state_dict(payload["model"])
+    save_checkpoint(target, net, config=payload.get("config", {}))
+    return Path(target).stat().st_size
+
+
 def load_network(path) -> PolicyValueNet:
     payload = load_checkpoint(path)
     net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head", False))

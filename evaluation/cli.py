@@ -154,6 +154,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     co.add_argument("--seed", type=int, default=0)
     co.add_argument("--rules", default="standard", choices=list(PRESETS))
     co.add_argument("--out", type=Path, default=None, help="folder for concealment.md, .json and .png")
+    ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
+    ex.add_argument("checkpoint", type=Path)
+    ex.add_argument("out", type=Path)
     rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file")
     rp.add_argument("file", type=Path)
     rp.add_argument("--game", type=int, default=0)
@@ -173,6 +176,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(train_belief_model(args.specs, args.games, args.seed, args.rules, args.out, args.epochs))
         elif args.command == "concealment":
             print(concealment_report(args.specs, args.belief, args.games, args.seed, args.rules, args.out))
+        elif args.command == "export":
+            from agents.ppo import export_policy
+
+            print(f"{args.out}: {export_policy(args.checkpoint, args.out):,} bytes")
         elif args.command == "session":
             print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules))
         elif args.command == "play":

@@ -96,3 +96,18 @@ def test_a_network_with_a_belief_head_round_trips_and_acts_the_same(tmp_path):
     assert agent.net.belief is not None
     assert np.array_equal(agent.act(obs.numpy(), mask.numpy()), logits.argmax(1).numpy())
     assert PolicyValueNet((16,)).heads(obs, mask)[2] is None
+
+
+def test_export_keeps_the_network_alone(tmp_path, capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import train
+
+    train.main(["--config", str(Path(train.__file__).parent / "configs" / "tiny.yaml"), f"run_dir={tmp_path}"])
+    main(["export", str(tmp_path / "tiny-1" / "checkpoint.pt"), str(tmp_path / "policy.pt")])
+    assert "bytes" in capsys.readouterr().out
+    full, small = load_checkpoint(tmp_path / "tiny-1" / "checkpoint.pt"), load_checkpoint(tmp_path / "policy.pt")
+    assert "trainer" in full and "trainer" not in small and small["config"]["exp_name"] == "tiny"
+    assert all(torch.equal(full["model"][k], small["model"][k]) for k in full["model"])
