@@ -38,7 +38,7 @@ from tqdm import tqdm
 import briscola_env
 from agents import HeuristicAgent, RandomAgent
 from agents.ppo import PolicyValueNet, PPOAgent, load_checkpoint, save_checkpoint
-from briscola_env import BatchedEnv, preset
+from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
 from briscola_env.engine import PHASE_NAMES, PLAY
@@ -110,6 +110,8 @@ class Config:
     """Updates between small duplicate evaluations against random and heuristic."""
     eval_deals: int = 100
     final_eval_deals: int = 500
+    record_games: bool = False
+    """Write the final evaluation's games to games.jsonl in the run folder (briscola replay reads it)."""
     checkpoint_every: int = 25
     """Updates between checkpoints (also written at the end and on Ctrl-C)."""
     device: str = "auto"
@@ -617,6 +619,9 @@ def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
     results = [evaluate_pair(PPOAgent(checkpoint, seed=1), other, config.final_eval_deals, seed=1, rules=rules,
                              names=(f"ppo:{checkpoint}", name))
                for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules)))]
+    if config.record_games:
+        for result in results:
+            records.write(checkpoint.parent / "games.jsonl", result.records(rules))
     return edges_table(results)
 
 

@@ -11,6 +11,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
+from briscola_env import records  # noqa: E402
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
 
@@ -20,7 +21,7 @@ def weights(run: Path) -> dict:
 
 
 def test_tiny_run_trains_checkpoints_logs_and_evaluates(tmp_path, capsys):
-    train.main(["--config", TINY, f"run_dir={tmp_path}"])
+    train.main(["--config", TINY, f"run_dir={tmp_path}", "record_games=true"])
     run = tmp_path / "tiny-1"
     printed = capsys.readouterr().out
     assert "decisions/s end to end" in printed and "| A | B | deals |" in printed
@@ -28,6 +29,9 @@ def test_tiny_run_trains_checkpoints_logs_and_evaluates(tmp_path, capsys):
     saved = yaml.safe_load((run / "config.yaml").read_text())
     assert saved["exp_name"] == "tiny" and "git_commit" in saved and "version" in saved
     assert "heuristic" in (run / "summary.md").read_text()
+    games = list(records.read(run / "games.jsonl"))  # the final evaluation's games, replayable
+    assert len(games) == 2 * 12 * 4 and games[0]["agents"][0].startswith(("ppo:", "random", "heuristic"))
+    assert records.replay(games[:3]).terminated.all()
     untrained = train.PolicyValueNet([32, 32]).state_dict()
     assert any(not torch.equal(untrained[k], v) for k, v in weights(run).items() if k != "scale")
 
