@@ -579,8 +579,8 @@ def log_games(writer, finished: list[dict], step: int) -> None:
     writer.add_scalar("game/void_rate", float((~played).mean()), step)
     rows = np.arange(len(caller))
     learner_called = played & learner[rows, np.maximum(caller, 0)]
-    # Auctions the learner could have won: hands with a learner at the table (all of them).
-    writer.add_scalar("game/learner_auction_win_rate", float(learner_called.mean()), step)
+    # Per learner seat: the share of its hands in which it won the auction (0.2 at a table of equals).
+    writer.add_scalar("game/learner_auction_win_rate", float(learner_called.sum() / learner.sum()), step)
     if learner_called.any():
         contract = facts["contract"][learner_called]
         point_bid = contract >= POINT_BID_OFFSET
