@@ -27,7 +27,8 @@ def commands() -> list[list[str]]:
 
 
 def shrink(words: list[str]) -> list[str]:
-    out = [word.replace("worlds=32", "worlds=2") for word in words]  # search with a small sample
+    out = [word.replace("worlds=32", "worlds=2")  # search with a small sample
+           .replace("ppo:checkpoints/", f"ppo:{README.parent}/checkpoints/") for word in words]  # run elsewhere
     for i, word in enumerate(out[:-1]):
         if word in SMALL:
             out[i + 1] = SMALL[word]
