@@ -3,7 +3,7 @@ with bootstrap confidence intervals, per-agent statistics and ratings
 (:mod:`.report`), multi-hand sessions (:mod:`.session`) and the ``briscola``
 command line (:mod:`.cli`)."""
 
-from .duplicate import PairResult, evaluate_pair, round_robin
+from .duplicate import OneSidedResult, PairResult, evaluate_one_sided, evaluate_pair, round_robin
 from .play import play_games
 
-__all__ = ["play_games", "evaluate_pair", "round_robin", "PairResult"]
+__all__ = ["play_games", "evaluate_pair", "evaluate_one_sided", "round_robin", "PairResult", "OneSidedResult"]

@@ -4,6 +4,7 @@
     briscola evaluate SPEC SPEC [SPEC ...] [--rules PRESET] [--deals N] [--seed S] [--out DIR]
     briscola session heuristic random random random random random --hands 10   # a table of 6
     briscola evaluate heuristic random --deals 100 --record --out runs/x            # + runs/x/games.jsonl
+    briscola evaluate pimc heuristic --deals 1000 --one-sided                        # A's edge only
     briscola replay runs/x/games.jsonl --game 3 --step
     briscola play --opponents heuristic --lang en
     briscola belief heuristic --games 20000 --out runs/belief.pt        # a partner-belief model
@@ -32,8 +33,8 @@ from briscola_env import __version__, preset, records
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import PRESETS
 
-from .duplicate import PairResult, round_robin
-from .report import edges_table, ratings, ratings_table, stats_table, write
+from .duplicate import PairResult, evaluate_one_sided, round_robin
+from .report import edges_table, one_sided_table, ratings, ratings_table, stats_table, write
 from .session import play_sessions
 from .terminal import play_in_terminal, replay_in_terminal
 
@@ -59,6 +60,19 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
         write(results, rated, out, {"version": __version__, "specs": specs, "deals": deals, "seed": seed,
                                     "rules": rules_name})
     return results, rated
+
+
+def evaluate_first_only(specs: list[str], deals: int, seed: int, rules_name: str) -> str:
+    """The Python API behind ``briscola evaluate --one-sided``: the first agent's edge over the
+    second, alone among four of them, with its statistics, as Markdown."""
+    if len(specs) != 2:
+        raise ValueError("--one-sided evaluates exactly two agent specs: the first against the second")
+    rules = preset(rules_name)
+    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    with tqdm(total=deals, unit="deal", desc="evaluate", file=sys.stderr) as bar:
+        result = evaluate_one_sided(*agents, deals, seed, rules, names=tuple(specs),
+                                    progress=lambda n: bar.update(n - bar.n))
+    return one_sided_table(result)
 
 
 def session(specs: list[str], sessions: int, hands: Optional[int], target: Optional[float], seed: int,
@@ -127,6 +141,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ev.add_argument("--out", type=Path, default=None,
                     help="run folder for results.json, results.md and plots/ (default runs/evaluate-<time>)")
     ev.add_argument("--record", action="store_true", help="also write every game to games.jsonl in the run folder")
+    ev.add_argument("--one-sided", action="store_true",
+                    help="two specs only: the first's edge alone, from half the games (for costly agents: search)")
     se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7")
     se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
     se.add_argument("--sessions", type=int, default=200, help="sessions played (all at once)")
@@ -164,7 +180,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     rp.add_argument("--lang", default="it", choices=["it", "en"])
     args = parser.parse_args(argv)
     try:
-        if args.command == "evaluate":
+        if args.command == "evaluate" and args.one_sided:
+            print(evaluate_first_only(args.specs, args.deals, args.seed, args.rules))
+        elif args.command == "evaluate":
             out = args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S")
             results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, out)
             if args.record:

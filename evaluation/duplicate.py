@@ -120,6 +120,55 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
                       edges[:, A], edges[:, B], stats[0], stats[1], games, history)
 
 
+@dataclass
+class OneSidedResult:
+    """A's paired edge over B alone: one A among four B's against the all-B game."""
+
+    a: str
+    b: str
+    deals: int
+    edge_a: float
+    edge_a_ci: tuple
+    per_seat_a: np.ndarray = field(repr=False)  # (deals, 5)
+    stats_a: AgentStats = field(repr=False)  # A alone among B's
+
+
+def evaluate_one_sided(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
+                       rules: Optional[RulesConfig] = None, chunk: int = 256, names: tuple = ("A", "B"),
+                       progress: Optional[Callable[[int], None]] = None) -> OneSidedResult:
+    """A's edge of :func:`evaluate_pair` only, from half its games (all-B, then A alone at each
+    seat) on the same deals: for agents too costly to seat four at a table, such as search
+    (four search agents bid against each other for a long time)."""
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1; got {deals}")
+    rng = np.random.default_rng(seed)
+    deal_seeds = rng.integers(0, 2**57, deals)
+    agent_a.reset(int(rng.integers(2**32)))
+    agent_b.reset(int(rng.integers(2**32)))
+    per_deal_games = 1 + NUM_SEATS
+    layout = duplicate_layout(1)[:per_deal_games]
+    edges = np.empty((deals, NUM_SEATS))
+    played = []
+    for start in range(0, deals, chunk):
+        n = min(chunk, deals - start)
+        state, _ = play_games([agent_a, agent_b], np.tile(layout, (n, 1)),
+                              np.repeat(deal_seeds[start:start + n], per_deal_games), rules)
+        pay = state.rewards.reshape(n, per_deal_games, NUM_SEATS)
+        edges[start:start + n] = pay[:, 1:][:, np.arange(NUM_SEATS), np.arange(NUM_SEATS)] - pay[:, 0, :]
+        played.append(state)
+        if progress:
+            progress(start + n)
+    games = engine.concatenate(played)
+    ci_rng = np.random.default_rng(seed + 1)
+    alone = (np.arange(deals)[:, None] * per_deal_games + 1 + np.arange(NUM_SEATS)).ravel()
+    seat_of, deal_of = np.tile(np.arange(NUM_SEATS), deals), np.repeat(np.arange(deals), NUM_SEATS)
+    seat_of_card, _ = engine.deal_from_seeds(deal_seeds)
+    stats = agent_stats(games.take(alone), seat_of, deal_of, ci_rng, seat_of_card[deal_of] == seat_of[:, None])
+    per_deal = edges.mean(axis=1)
+    return OneSidedResult(names[0], names[1], deals, float(per_deal.mean()), bootstrap_ci(per_deal, ci_rng),
+                          edges, stats)
+
+
 def round_robin(agents: Sequence[Agent], names: Sequence[str], deals: int, seed: int = 0,
                 rules: Optional[RulesConfig] = None, **kwargs) -> list[PairResult]:
     """:func:`evaluate_pair` for every pair of agents, on the same deals."""

@@ -10,7 +10,7 @@ import numpy as np
 from briscola_env.actions import POINT_BID_OFFSET, action_to_text
 from briscola_env.cards import NUM_SEATS
 
-from .duplicate import GAMES_PER_DEAL, PairResult
+from .duplicate import GAMES_PER_DEAL, OneSidedResult, PairResult
 from .stats import ROLES
 
 MAX_RATED_GAMES = 20_000  # duels per pair: ratings settle long before, and rating is a Python loop
@@ -29,22 +29,33 @@ def _fmt(value, spec: str = "+.2f") -> str:
     return "-" if value is None else format(value, spec)
 
 
+STATS_HEADER = ["| agent | among | payoff/hand (95% CI) | as caller | as partner | as defender | solo | wins auction "
+                "| contracts made | solo rate | points bids | mean points bid | captured points | cappotto "
+                "| bid vs hand value (r) |",
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+
+def _stats_row(name: str, other: str, s) -> str:
+    role = [_fmt(s.role_payoff[x]) for x in ROLES]
+    ci = s.mean_payoff_ci
+    return (f"| {name} | {other} | {s.mean_payoff:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f}) | {' | '.join(role)} | "
+            f"{s.auction_win_rate:.1%} | {_fmt(s.success_rate, '.1%')} | {_fmt(s.solo_rate, '.1%')} | "
+            f"{_fmt(s.points_bid_rate, '.1%')} | {_fmt(s.mean_point_contract, '.1f')} | "
+            f"{s.mean_captured_points:.1f} | {s.cappotto_rate:.1%} | {_fmt(s.bid_strength_correlation, '+.2f')} |")
+
+
 def stats_table(results: list[PairResult]) -> str:
-    rows = ["| agent | among | payoff/hand (95% CI) | as caller | as partner | as defender | solo | wins auction "
-            "| contracts made | solo rate | points bids | mean points bid | captured points | cappotto "
-            "| bid vs hand value (r) |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = list(STATS_HEADER)
     for r in results:
-        for name, other, s in ((r.a, r.b, r.stats_a), (r.b, r.a, r.stats_b)):
-            role = [_fmt(s.role_payoff[x]) for x in ROLES]
-            ci = s.mean_payoff_ci
-            rows.append(f"| {name} | {other} | {s.mean_payoff:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f}) | "
-                        f"{' | '.join(role)} | "
-                        f"{s.auction_win_rate:.1%} | {_fmt(s.success_rate, '.1%')} | {_fmt(s.solo_rate, '.1%')} | "
-                        f"{_fmt(s.points_bid_rate, '.1%')} | {_fmt(s.mean_point_contract, '.1f')} | "
-                        f"{s.mean_captured_points:.1f} | {s.cappotto_rate:.1%} | "
-                        f"{_fmt(s.bid_strength_correlation, '+.2f')} |")
+        rows += [_stats_row(r.a, r.b, r.stats_a), _stats_row(r.b, r.a, r.stats_b)]
     return "\n".join(rows)
+
+
+def one_sided_table(r: OneSidedResult) -> str:
+    """A's edge and A's statistics among B's, as Markdown."""
+    return "\n".join(["| A | B | deals | A's edge per hand (95% CI) |", "|---|---|---:|---|",
+                      f"| {r.a} | {r.b} | {r.deals} | {r.edge_a:+.3f} ({r.edge_a_ci[0]:+.3f}, {r.edge_a_ci[1]:+.3f}) |",
+                      "", *STATS_HEADER, _stats_row(r.a, r.b, r.stats_a)])
 
 
 def ratings(results: list[PairResult]) -> dict[str, dict]:
