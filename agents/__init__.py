@@ -1,4 +1,6 @@
-"""Agents that play Briscola Chiamata on a batch of games.
+"""Agents that play Briscola Chiamata on a batch of games: random, heuristic,
+PIMC search (:mod:`.pimc`) and trained PPO networks (:mod:`.ppo`); and the
+partner-belief model (:mod:`.belief`), which reads the same views.
 
 Every agent implements :class:`Agent`: ``act(obs, mask)`` takes the views of
 the players to act in a batch of games (:data:`briscola_env.observation.SPEC`

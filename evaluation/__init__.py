@@ -1,7 +1,7 @@
 """Evaluating agents: fixed, seeded deals played in duplicate, paired differences
 with bootstrap confidence intervals, per-agent statistics and ratings
-(:mod:`.report`), multi-hand sessions (:mod:`.session`) and the ``briscola``
-command line (:mod:`.cli`)."""
+(:mod:`.report`), how well partners hide (:mod:`.concealment`), multi-hand
+sessions (:mod:`.session`) and the ``briscola`` command line (:mod:`.cli`)."""
 
 from .duplicate import OneSidedResult, PairResult, evaluate_one_sided, evaluate_pair, round_robin
 from .play import play_games
