@@ -78,6 +78,17 @@ class PairResult:
                 "stats_a": self.stats_a.as_dict(), "stats_b": self.stats_b.as_dict()}
 
 
+def _seed(agent_a: Agent, agent_b: Agent, deals: int, seed: int) -> np.ndarray:
+    """The deals' seeds, and both agents reseeded: everything from ``seed``."""
+    if deals < 1:
+        raise ValueError(f"deals must be at least 1; got {deals}")
+    rng = np.random.default_rng(seed)
+    deal_seeds = rng.integers(0, 2**57, deals)
+    agent_a.reset(int(rng.integers(2**32)))
+    agent_b.reset(int(rng.integers(2**32)))
+    return deal_seeds
+
+
 def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
                   rules: Optional[RulesConfig] = None, chunk: int = 256, names: tuple = ("A", "B"),
                   progress: Optional[Callable[[int], None]] = None) -> PairResult:
@@ -85,12 +96,7 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
 
     Deals are played ``chunk`` at a time (12 games each); ``progress(n)`` is
     called with the number of deals done after each chunk."""
-    if deals < 1:
-        raise ValueError(f"deals must be at least 1; got {deals}")
-    rng = np.random.default_rng(seed)
-    deal_seeds = rng.integers(0, 2**57, deals)
-    agent_a.reset(int(rng.integers(2**32)))
-    agent_b.reset(int(rng.integers(2**32)))
+    deal_seeds = _seed(agent_a, agent_b, deals, seed)
     edges = np.empty((deals, 2, NUM_SEATS))
     played, history = [], []
     for start in range(0, deals, chunk):
@@ -139,12 +145,7 @@ def evaluate_one_sided(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0
     """A's edge of :func:`evaluate_pair` only, from half its games (all-B, then A alone at each
     seat) on the same deals: for agents too costly to seat four at a table, such as search
     (four search agents bid against each other for a long time)."""
-    if deals < 1:
-        raise ValueError(f"deals must be at least 1; got {deals}")
-    rng = np.random.default_rng(seed)
-    deal_seeds = rng.integers(0, 2**57, deals)
-    agent_a.reset(int(rng.integers(2**32)))
-    agent_b.reset(int(rng.integers(2**32)))
+    deal_seeds = _seed(agent_a, agent_b, deals, seed)
     per_deal_games = 1 + NUM_SEATS
     layout = duplicate_layout(1)[:per_deal_games]
     edges = np.empty((deals, NUM_SEATS))
