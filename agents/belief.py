@@ -30,7 +30,7 @@ from briscola_env.engine import PLAY
 from briscola_env.observation import PRIVILEGED_SPEC, SPEC
 
 from .base import Agent
-from .ppo import layout_signature
+from .ppo import layout_signature, view_layers
 
 BELIEF_FORMAT = 1
 CALLER, PARTNER, DEFENDER = 0, 1, 2  # roles of a viewer
@@ -44,10 +44,7 @@ class BeliefNet(nn.Module):
         super().__init__()
         self.hidden = list(hidden)
         self.register_buffer("scale", torch.as_tensor(SPEC.scale))
-        layers, width = [], SPEC.size
-        for size in self.hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
+        layers, width = view_layers(self.hidden, nn.ReLU)
         self.body = nn.Sequential(*layers, nn.Linear(width, NUM_SEATS))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:

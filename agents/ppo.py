@@ -44,6 +44,15 @@ def layout_signature() -> dict:
     }
 
 
+def view_layers(hidden: Sequence[int], activation: type[nn.Module]) -> tuple[list[nn.Module], int]:
+    """Hidden layers over one seat's view, input size from the spec: ``(layers, output width)``."""
+    layers, width = [], SPEC.size
+    for size in hidden:
+        layers += [nn.Linear(width, size), activation()]
+        width = size
+    return layers, width
+
+
 class PolicyValueNet(nn.Module):
     """Masked-logit policy and value over one seat's view; one network for all seats.
 
@@ -55,10 +64,7 @@ class PolicyValueNet(nn.Module):
         super().__init__()
         self.hidden = list(hidden)
         self.register_buffer("scale", torch.as_tensor(SPEC.scale))
-        layers, width = [], SPEC.size
-        for size in self.hidden:
-            layers += [nn.Linear(width, size), nn.Tanh()]
-            width = size
+        layers, width = view_layers(self.hidden, nn.Tanh)
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, NUM_ACTIONS)
         self.value = nn.Linear(width, 1)
