@@ -31,13 +31,12 @@ from typing import Optional
 import numpy as np
 import torch
 import yaml
-from torch.distributions import Categorical
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 import briscola_env
 from agents import HeuristicAgent, RandomAgent
-from agents.ppo import PolicyValueNet, PPOAgent, load_checkpoint, save_checkpoint
+from agents.ppo import PolicyValueNet, PPOAgent, entropy, load_checkpoint, sample_actions, save_checkpoint
 from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
@@ -150,6 +149,9 @@ def load_config(path: Optional[str], overrides: list[str]) -> Config:
             raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
         setattr(config, key, value)
     preset(config.rules)  # checks the preset name
+    if not config.hidden_sizes or not all(type(size) is int and size > 0 for size in config.hidden_sizes):
+        raise ValueError(f"config key 'hidden_sizes' must list one or more positive integers; "
+                         f"got {config.hidden_sizes!r}")
     if config.concealment_coef and not config.belief_coef:
         raise ValueError("config key 'concealment_coef' needs the belief head: set belief_coef > 0")
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
@@ -169,10 +171,14 @@ def git_commit() -> str:
 # ----------------------------------------------------------------------------- storage
 class Trajectories:
     """Learner decisions, kept until their hand ends; then their advantages are computed
-    and they are ready for an update. A ring of ``capacity`` slots."""
+    and they are ready for an update. A ring of ``capacity`` slots; every step's decisions
+    and every step's ended hands are handled at once, without a loop over games."""
 
-    def __init__(self, capacity: int):
-        self.capacity = capacity
+    FIELDS = ("obs", "mask", "action", "logprob", "value", "advantage", "ret", "demo", "partner",
+              "game", "seat", "time", "in_use", "open", "ready")
+
+    def __init__(self, capacity: int, num_games: int):
+        self.capacity, self.num_games = capacity, num_games
         self.obs = np.zeros((capacity, SPEC.size), dtype=np.uint8)
         self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=bool)
         self.action = np.zeros(capacity, dtype=np.int64)
@@ -182,60 +188,62 @@ class Trajectories:
         self.ret = np.zeros(capacity, dtype=np.float32)
         self.demo = np.full(capacity, -1, dtype=np.int64)  # the heuristic's action in a demo phase, else -1
         self.partner = np.full(capacity, -1, dtype=np.int64)  # belief target: partner's relative seat, else -1
+        self.game = np.zeros(capacity, dtype=np.int64)
+        self.seat = np.zeros(capacity, dtype=np.int64)
+        self.time = np.zeros(capacity, dtype=np.int64)  # when the decision was made (orders a trajectory)
         self.in_use = np.zeros(capacity, dtype=bool)
-        self.next = 0
-        self.open: dict[tuple[int, int], list[int]] = {}  # (game, seat) -> its decisions this hand
-        self.ready: list[int] = []
+        self.open = np.zeros(capacity, dtype=bool)  # its hand has not ended yet
+        self.ready = np.zeros(capacity, dtype=bool)  # completed, waiting for the next update
+        self.next = self.clock = 0
 
     def add(self, games, seats, obs, mask, action, logprob, value, demo, partner) -> None:
         at = (self.next + np.arange(len(games))) % self.capacity
         if self.in_use[at].any():
             raise RuntimeError("trajectory storage full: raise its capacity")
         self.next = int((self.next + len(games)) % self.capacity)
-        self.in_use[at] = True
+        self.in_use[at] = self.open[at] = True
         self.obs[at], self.mask[at], self.action[at] = obs, mask, action
         self.logprob[at], self.value[at], self.demo[at], self.partner[at] = logprob, value, demo, partner
-        for g, s, i in zip(games.tolist(), seats.tolist(), at.tolist()):
-            self.open.setdefault((g, s), []).append(i)
+        self.game[at], self.seat[at], self.time[at] = games, seats, self.clock
+        self.clock += 1
 
-    def finish(self, game: int, rewards: np.ndarray, gamma: float, lam: float) -> None:
-        """The hand in ``game`` ended: each learner seat's trajectory gets its GAE."""
-        for seat in range(NUM_SEATS):
-            ids = self.open.pop((game, seat), None)
-            if not ids:
-                continue
-            values = self.value[ids]
-            following = np.append(values[1:], 0.0)  # no value after the last decision
-            deltas = gamma * following - values
-            deltas[-1] += rewards[seat]  # the payoff reaches the seat's last decision
-            advantage, running = np.zeros_like(values), 0.0
-            for t in range(len(ids) - 1, -1, -1):
-                running = deltas[t] + gamma * lam * running
-                advantage[t] = running
-            self.advantage[ids] = advantage
-            self.ret[ids] = advantage + values
-            self.ready.extend(ids)
+    def finish(self, games: np.ndarray, rewards: np.ndarray, gamma: float, lam: float) -> None:
+        """The hands in ``games`` ended with ``rewards`` (num_games, 5): each learner seat's
+        trajectory in them gets its GAE, with the payoff on its last decision."""
+        ended = np.zeros(self.num_games, dtype=bool)
+        ended[games] = True
+        ids = np.flatnonzero(self.open & ended[self.game])
+        if not len(ids):
+            return
+        ids = ids[np.lexsort((self.time[ids], self.seat[ids], self.game[ids]))]  # trajectory by trajectory
+        trajectory = self.game[ids] * NUM_SEATS + self.seat[ids]
+        last = np.append(trajectory[1:] != trajectory[:-1], True)  # each trajectory's last decision
+        values = self.value[ids]
+        following = np.where(last, 0.0, np.append(values[1:], 0.0))  # no value after the last decision
+        deltas = gamma * following - values + np.where(last, rewards[self.game[ids], self.seat[ids]], 0.0)
+        # GAE backwards from each trajectory's end, all trajectories at once.
+        ends = np.flatnonzero(last)
+        to_end = ends[np.searchsorted(ends, np.arange(len(ids)))] - np.arange(len(ids))
+        advantage = np.zeros(len(ids), dtype=np.float64)
+        for distance in range(int(to_end.max()) + 1):
+            rows = np.flatnonzero(to_end == distance)
+            advantage[rows] = deltas[rows] + (gamma * lam * advantage[rows + 1] if distance else 0.0)
+        self.advantage[ids] = advantage
+        self.ret[ids] = advantage + values
+        self.open[ids], self.ready[ids] = False, True
 
     def take_ready(self) -> np.ndarray:
-        ids = np.array(self.ready, dtype=np.int64)
-        self.ready = []
-        self.in_use[ids] = False
+        ids = np.flatnonzero(self.ready)
+        self.ready[ids] = self.in_use[ids] = False
         return ids
 
     def state_dict(self) -> dict:
-        return {name: getattr(self, name) for name in ("obs", "mask", "action", "logprob", "value", "advantage",
-                                                       "ret", "demo", "partner", "in_use", "next",
-                                                       "ready")} | {
-            "open": [[g, s, ids] for (g, s), ids in self.open.items()]}
+        return {name: getattr(self, name) for name in self.FIELDS} | {"next": self.next, "clock": self.clock}
 
     def load_state_dict(self, saved: dict) -> None:
-        for name, value in saved.items():
-            if name == "open":
-                self.open = {(g, s): list(ids) for g, s, ids in value}
-            elif name in ("next", "ready"):
-                setattr(self, name, value if name == "next" else list(value))
-            else:
-                getattr(self, name)[...] = value
+        for name in self.FIELDS:
+            getattr(self, name)[...] = saved[name]
+        self.next, self.clock = saved["next"], saved["clock"]
 
 
 def belief_targets(state, out, rows: np.ndarray) -> np.ndarray:
@@ -359,8 +367,8 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
 
     # Agent.
     net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
-    storage = Trajectories(config.num_envs * (config.num_steps + 160))
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
+    storage = Trajectories(config.num_envs * (config.num_steps + 160), config.num_envs)
     belief = BeliefTracker(config.num_envs)
     decisions_per_update = config.num_envs * config.num_steps
     num_updates = max(1, config.total_decisions // decisions_per_update)
@@ -406,22 +414,23 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                 who = owner[np.arange(config.num_envs), seat]
                 actions = np.empty(config.num_envs, dtype=np.int64)
                 learn = np.flatnonzero(who == 0)
+                learner_obs, learner_mask = out.obs[learn], out.mask[learn]
                 with torch.no_grad():
-                    obs = torch.from_numpy(out.obs[learn]).to(device)
-                    mask = torch.from_numpy(out.mask[learn]).to(device)
-                    logits, value, belief_logits = net.heads(obs, mask)
-                    dist = Categorical(logits=logits)
-                    action = torch.multinomial(dist.probs.cpu(), 1, generator=sampler).squeeze(1)
-                    logprob = dist.log_prob(action.to(device))
-                actions[learn] = action.numpy()
+                    logits, value, belief_logits = net.heads(torch.from_numpy(learner_obs).to(device),
+                                                             torch.from_numpy(learner_mask).to(device))
+                    log_probs = torch.log_softmax(logits, dim=1)
+                    action = sample_actions(log_probs, sampler)
+                    logprob = log_probs.gather(1, action[:, None]).squeeze(1)
+                    action = action.cpu().numpy()
+                actions[learn] = action
                 partner = belief_targets(env.state, out, learn)
                 if belief_logits is not None:
                     belief.observe(env.state, learn, partner, torch.softmax(belief_logits, 1).cpu().numpy())
                 demo = np.full(len(learn), -1, dtype=np.int64)
                 if demo_weight(config, update, num_updates) > 0:
-                    shown = np.flatnonzero(SPEC.view(out.obs[learn], "phase")[:, demo_phases].any(axis=1))
-                    demo[shown] = heuristic.act(out.obs[learn[shown]], out.mask[learn[shown]])
-                storage.add(learn, seat[learn], out.obs[learn], out.mask[learn], action.numpy(),
+                    shown = np.flatnonzero(SPEC.view(learner_obs, "phase")[:, demo_phases].any(axis=1))
+                    demo[shown] = heuristic.act(learner_obs[shown], learner_mask[shown])
+                storage.add(learn, seat[learn], learner_obs, learner_mask, action,
                             logprob.cpu().numpy(), value.cpu().numpy(), demo, partner)
                 by_heuristic = np.flatnonzero(who == 1)
                 if by_heuristic.size:
@@ -431,8 +440,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                     if rows.size:
                         with torch.no_grad():
                             logits, _ = snapshot(torch.from_numpy(out.obs[rows]), torch.from_numpy(out.mask[rows]))
-                        actions[rows] = torch.multinomial(torch.softmax(logits, 1), 1,
-                                                          generator=sampler).squeeze(1).numpy()
+                        actions[rows] = sample_actions(torch.log_softmax(logits, 1), sampler).numpy()
                 tick = time.time()
                 out = env.step(actions)
                 env_time += time.time() - tick
@@ -440,8 +448,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                 ended = np.flatnonzero(out.done)
                 rewards = out.rewards.copy()
                 belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
-                for g in ended.tolist():
-                    storage.finish(g, rewards[g], config.gamma, config.gae_lambda)
+                storage.finish(ended, rewards, config.gamma, config.gae_lambda)
                 finished.append({key: out.info[key][ended] for key in GAME_FACTS} | {"learner": owner[ended] == 0})
                 assign_seats(ended)
 
@@ -505,7 +512,7 @@ def demo_weight(config: Config, update: int, num_updates: int) -> float:
 
 def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: Config, sampler,
                device, demo_coef: float) -> dict:
-    obs = torch.from_numpy(storage.obs[ids]).to(device)
+    obs = net.scaled(torch.from_numpy(storage.obs[ids]).to(device))  # once, not in every epoch
     mask = torch.from_numpy(storage.mask[ids]).to(device)
     actions = torch.from_numpy(storage.action[ids]).to(device)
     old_logprob = torch.from_numpy(storage.logprob[ids]).to(device)
@@ -515,16 +522,15 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     demo = torch.from_numpy(storage.demo[ids]).to(device)
     partner = torch.from_numpy(storage.partner[ids]).to(device)
     demo_loss = belief_loss = torch.tensor(0.0)
-    size = len(ids)
-    minibatch = max(1, size // config.num_minibatches)
     clipfracs, approx_kl = [], torch.tensor(0.0)
     for _ in range(config.update_epochs):
-        order = torch.randperm(size, generator=sampler)
-        for begin in range(0, size, minibatch):
-            mb = order[begin:begin + minibatch].to(device)
-            logits, value, belief_logits = net.heads(obs[mb], mask[mb])
-            dist = Categorical(logits=logits)
-            logprob = dist.log_prob(actions[mb])
+        order = torch.randperm(len(ids), generator=sampler)
+        for mb in torch.tensor_split(order, min(config.num_minibatches, len(ids))):
+            mb = mb.to(device)
+            legal = mask[mb]
+            logits, value, belief_logits = net.heads(obs[mb], legal)
+            log_probs = torch.log_softmax(logits, dim=1)
+            logprob = log_probs.gather(1, actions[mb, None]).squeeze(1)
             log_ratio = logprob - old_logprob[mb]
             ratio = log_ratio.exp()
             with torch.no_grad():
@@ -540,11 +546,11 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
                 value_loss = 0.5 * torch.max((value - returns[mb]) ** 2, (clipped - returns[mb]) ** 2).mean()
             else:
                 value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
-            entropy = dist.entropy().mean()
-            loss = policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
+            mean_entropy = entropy(log_probs, legal).mean()
+            loss = policy_loss - config.ent_coef * mean_entropy + config.vf_coef * value_loss
             shown = demo[mb] >= 0
             if demo_coef > 0 and shown.any():
-                demo_loss = -dist.log_prob(demo[mb].clamp(min=0))[shown].mean()
+                demo_loss = -log_probs.gather(1, demo[mb, None].clamp(min=0)).squeeze(1)[shown].mean()
                 loss = loss + demo_coef * demo_loss
             asked = partner[mb] >= 0
             if belief_logits is not None and asked.any():
@@ -556,7 +562,7 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
             optimizer.step()
     variance = returns.var()
     explained = (1 - (returns - old_value).var() / variance).item() if variance > 0 else float("nan")
-    stats = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
+    stats = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": mean_entropy.item(),
              "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained,
              "demo": demo_loss.item(), "demo_coef": demo_coef}
     if net.belief is not None:
