@@ -57,9 +57,9 @@ class Config:
     """Rules preset (briscola_env.PRESETS)."""
     reward: str = "payoff"
     """'payoff' (session points), 'points' or 'win_loss'."""
-    num_envs: int = 256
+    num_envs: int = 512
     """Games played at once."""
-    num_steps: int = 16
+    num_steps: int = 8
     """Environment steps per rollout (every game makes one decision per step)."""
     total_decisions: int = 3_000_000
     """Training length, in decisions by every seat (learner or not)."""

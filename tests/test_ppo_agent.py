@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.ppo import ILLEGAL_LOGIT, PolicyValueNet, load_checkpoint, save_checkpoint
+from agents.ppo import ILLEGAL_LOGIT, PolicyValueNet, entropy, load_checkpoint, sample_actions, save_checkpoint
 from briscola_env import BatchedEnv
 from briscola_env.observation import SPEC
 from evaluation.cli import main
@@ -38,6 +38,28 @@ def test_illegal_actions_get_no_probability_and_no_entropy():
     expected = torch.stack([torch.distributions.Categorical(logits=lg).entropy() for lg in legal_logits])
     assert torch.allclose(dist.entropy(), expected, atol=1e-5)
     assert torch.isfinite(dist.entropy()).all() and ILLEGAL_LOGIT > -1e30
+
+
+def test_the_training_sampler_and_entropy_match_the_categorical_distribution():
+    torch.manual_seed(0)
+    net = PolicyValueNet((32,))
+    obs, mask = batch(256)
+    logits, _ = net(obs, mask)
+    logits = logits * 40  # sharp policies too: legal log-probabilities far below -87 (where exp is slow)
+    dist = torch.distributions.Categorical(logits=logits)
+    log_probs = torch.log_softmax(logits, dim=1)
+    assert torch.allclose(entropy(log_probs, mask), dist.entropy(), atol=1e-5)
+    generator = torch.Generator().manual_seed(0)
+    draws = torch.stack([sample_actions(log_probs, generator) for _ in range(2000)])
+    assert mask.gather(1, draws.T).all()  # never an illegal action
+    # Gumbel-max draws with the policy's frequencies: the empirical probability of every action
+    # within 4 standard errors, on the rows with the most legal actions.
+    for row in torch.argsort(mask.sum(1), descending=True)[:8]:
+        freq = torch.bincount(draws[:, row], minlength=mask.shape[1]).double() / len(draws)
+        p = dist.probs[row].double()
+        assert ((freq - p).abs() <= 4 * (p * (1 - p) / len(draws)).sqrt() + 1e-3).all()
+    with pytest.raises(ValueError, match="positive integers"):
+        PolicyValueNet([])
 
 
 def test_checkpoint_round_trip_and_agent(tmp_path):

@@ -4,6 +4,7 @@ resumes exactly; its config rejects unknown keys and wrong types."""
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 import yaml
@@ -48,6 +49,39 @@ def test_a_resumed_run_matches_an_uninterrupted_one(tmp_path, extra):
     assert not all(torch.equal(whole[k], halfway[k]) for k in whole)  # the resumed part did train
 
 
+def test_finished_trajectories_get_the_gae_of_each_seats_own_decisions():
+    """All ended hands at once, against GAE computed one trajectory at a time, as written."""
+    rng = np.random.default_rng(0)
+    games, gamma, lam = 6, 0.9, 0.8
+    storage = train.Trajectories(2000, games)
+    made = {}  # (game, seat) -> values of its decisions this hand, in order
+    expected = {}
+    for step in range(120):
+        acting = np.flatnonzero(rng.random(games) < 0.9)
+        seats, values = rng.integers(0, 5, len(acting)), rng.normal(size=len(acting)).astype(np.float32)
+        storage.add(acting, seats, np.zeros((len(acting), train.SPEC.size), np.uint8),
+                    np.ones((len(acting), train.NUM_ACTIONS), bool), np.zeros(len(acting), np.int64),
+                    np.zeros(len(acting), np.float32), values, np.full(len(acting), -1), np.full(len(acting), -1))
+        for g, s, v in zip(acting, seats, values):
+            made.setdefault((g, s), []).append(float(v))
+        ended, rewards = np.flatnonzero(rng.random(games) < 0.15), rng.normal(size=(games, 5))
+        storage.finish(ended, rewards, gamma, lam)
+        for g in ended:
+            for s in range(5):
+                values = made.pop((g, s), [])
+                advantage, following = 0.0, 0.0
+                for t in reversed(range(len(values))):
+                    reward = rewards[g, s] if t == len(values) - 1 else 0.0
+                    advantage = reward + gamma * following - values[t] + gamma * lam * advantage
+                    following = values[t]
+                    expected[(g, s, step, t)] = advantage
+    ids = storage.take_ready()
+    assert len(ids) == len(expected) and not storage.ready.any()
+    assert np.allclose(np.sort(storage.advantage[ids]), np.sort(list(expected.values())), atol=1e-5)
+    assert np.allclose(storage.ret[ids], storage.advantage[ids] + storage.value[ids], atol=1e-5)
+    assert storage.open.sum() == sum(len(v) for v in made.values())  # unfinished hands wait
+
+
 def test_config_errors_name_the_key(tmp_path):
     with pytest.raises(ValueError, match="unknown config key.*'lerning_rate'"):
         train.load_config(TINY, ["lerning_rate=0.1"])
@@ -58,6 +92,8 @@ def test_config_errors_name_the_key(tmp_path):
     assert train.load_config(TINY, ["learning_rate=1"]).learning_rate == 1.0
     with pytest.raises(ValueError, match="needs the belief head"):
         train.load_config(TINY, ["concealment_coef=0.5"])
+    with pytest.raises(ValueError, match="'hidden_sizes' must list one or more positive integers"):
+        train.load_config(TINY, ["hidden_sizes=[]"])
     with pytest.raises(ValueError, match="unknown phase"):
         train.load_config(TINY, ["demo_phases=[bidding]"])
     with pytest.raises(SystemExit):
