@@ -59,7 +59,7 @@ class Config:
     """'payoff' (session points), 'points' or 'win_loss'."""
     num_envs: int = 512
     """Games played at once."""
-    num_steps: int = 8
+    num_steps: int = 16
     """Environment steps per rollout (every game makes one decision per step)."""
     total_decisions: int = 3_000_000
     """Training length, in decisions by every seat (learner or not)."""
@@ -72,7 +72,7 @@ class Config:
     """Discount: a hand is short and only its end pays."""
     gae_lambda: float = 0.95
     update_epochs: int = 4
-    num_minibatches: int = 4
+    num_minibatches: int = 8
     clip_coef: float = 0.2
     clip_vloss: bool = True
     """Clip the value loss as PPO does the policy's."""
