@@ -80,6 +80,12 @@ def test_finished_trajectories_get_the_gae_of_each_seats_own_decisions():
     assert np.allclose(np.sort(storage.advantage[ids]), np.sort(list(expected.values())), atol=1e-5)
     assert np.allclose(storage.ret[ids], storage.advantage[ids] + storage.value[ids], atol=1e-5)
     assert storage.open.sum() == sum(len(v) for v in made.values())  # unfinished hands wait
+    restored = train.Trajectories(2000, games)
+    restored.load_state_dict(storage.state_dict())
+    assert all(np.array_equal(getattr(restored, name), getattr(storage, name)) for name in storage.FIELDS)
+    second_session = {k: v for k, v in storage.state_dict().items() if k not in ("game", "seat", "time", "clock")}
+    with pytest.raises(ValueError, match="older train.py"):
+        restored.load_state_dict(second_session)
 
 
 def test_config_errors_name_the_key(tmp_path):
