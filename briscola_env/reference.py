@@ -29,8 +29,10 @@ from .cards import (
     NUM_CARDS,
     NUM_FACES,
     NUM_SEATS,
+    NUM_SUITS,
     NUM_TRICKS,
     TOTAL_POINTS,
+    card_id,
 )
 from .rules import RulesConfig
 
@@ -121,6 +123,23 @@ class ReferenceGame:
             return {c for c in range(NUM_CARDS) if self.level(c) == level}
         return {c for c in range(NUM_CARDS) if self.level(c) <= level}  # "at_least": that rank or stronger
 
+    def callable_after(self, bid: int, hand: set[int]) -> set[int]:
+        """Cards a caller holding ``hand`` may name after winning the auction on
+        ``bid`` (his own included; they are removed when self-calls are not allowed)."""
+        rules = self.rules
+        if is_point_bid(bid) and (rules.bidding == "points_only" or rules.call_after_two == "any"):
+            return set(range(NUM_CARDS))  # a points auction, or points after the 2 read as "any": any card
+        level = NUM_LEVELS if is_point_bid(bid) else rank_bid_level(bid)  # points of a rank auction follow the 2
+        cards = self.callable_cards(level)
+        if level == NUM_LEVELS and rules.call_after_two == "two" and rules.call_rule == "exact":
+            # The call after the 2: holding the 2 of a suit, he may call the weakest card of it he does not hold.
+            for suit in range(NUM_SUITS):
+                if card_id(suit, 2) in hand:
+                    weakest_first = sorted(range(suit * NUM_FACES, (suit + 1) * NUM_FACES),
+                                           key=self.level, reverse=True)
+                    cards.add(next(c for c in weakest_first if c not in hand))
+        return cards
+
     # ------------------------------------------------------------ legal moves
 
     def legal_actions(self) -> list[int]:
@@ -155,16 +174,13 @@ class ReferenceGame:
         if not self.rules.allow_self_call:
             # A rank bid is pointless if every card it lets him call is his own.
             bids = [b for b in bids
-                    if not (is_rank_bid(b) and self.callable_cards(rank_bid_level(b)) <= self.hands[seat])]
+                    if not (is_rank_bid(b) and self.callable_after(b, self.hands[seat]) <= self.hands[seat])]
         forced_to_bid = (self.rules.all_pass == "last_forced" and self.high_bid == 0
                          and self.passed.count(True) == NUM_SEATS - 1)
         return bids if forced_to_bid else [PASS] + bids
 
     def _legal_call(self) -> list[int]:
-        if is_rank_bid(self.high_bid):
-            cards = self.callable_cards(rank_bid_level(self.high_bid))
-        else:
-            cards = set(range(NUM_CARDS))  # a points auction lets him call any card
+        cards = self.callable_after(self.high_bid, self.hands[self.caller])
         if not self.rules.allow_self_call:
             cards -= self.hands[self.caller]
         return [CALL_OFFSET + c for c in sorted(cards)]

@@ -19,6 +19,7 @@ from .cards import NUM_TRICKS, TEN_CARD_VARIANTS
 BIDDING_MODES = ("rank_then_points", "rank_only", "points_only")
 ALL_PASS_RULES = ("void", "last_forced")
 CALL_RULES = ("exact", "at_least")
+CALL_AFTER_TWO_RULES = ("two", "any")
 FIRST_LEADERS = ("after_dealer", "caller")
 TARGETS = (61, 60)
 CAPPOTTO_MODES = ("points", "tricks", "off")
@@ -27,6 +28,9 @@ PARTNER_PAYOFFS = ("half", "equal")
 # Points-bid multipliers of RULES.md: (lowest bid of the band, multiplier).
 DEFAULT_MULTIPLIER_TABLE = ((61, 1), (71, 2), (81, 3), (91, 4), (101, 5))
 MAX_MULTIPLIER = 100  # per band; with a cappotto (at most x10) a hand's multiplier stays well inside int16
+# Largest payoff_table entry in absolute value: times the largest hand multiplier (100 x 10) it stays far
+# inside float32 (the rewards' dtype), so rewards are never inf and sums of a session's hands stay finite.
+MAX_PAYOFF = 1e6
 
 
 @dataclass(frozen=True)
@@ -42,8 +46,10 @@ class PayoffTable:
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ValueError(f"payoff_table.{f.name} must be a finite number, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+                    or abs(v) > MAX_PAYOFF:
+                raise ValueError(f"payoff_table.{f.name} must be a finite number in -{MAX_PAYOFF:g}..{MAX_PAYOFF:g} "
+                                 f"(so that rewards stay finite in float32), got {v!r}")
 
     @classmethod
     def standard(cls, partner_payoff: str = "half") -> "PayoffTable":
@@ -86,6 +92,11 @@ class RulesConfig:
     """If all five pass: 'void' (hand scores 0) or 'last_forced' (the last to speak must bid)."""
     call_rule: str = "exact"
     """Rank of the called card: 'exact' (the winning bid's rank) or 'at_least' (that rank or stronger)."""
+    call_after_two: str = "two"
+    """The call once a rank auction reaches the 2: 'two' (the winning rank is the 2, points bid after it or not:
+    under call_rule='exact' a 2 of any suit, or, holding the 2 of a suit, the weakest card of that suit he does
+    not hold) or 'any' (the earlier reading: a 2 of any suit at the 2, any card once points were bid).
+    No effect on a points-only auction, nor under call_rule='at_least' (any card once the 2 is reached)."""
     allow_self_call: bool = True
     """May the caller call a card in his own hand (and play solo)? If not, a rank bid whose callable
     cards are all in the bidder's hand is illegal, and his own cards cannot be called."""
@@ -125,6 +136,7 @@ class RulesConfig:
             )
         _one_of("all_pass", self.all_pass, ALL_PASS_RULES)
         _one_of("call_rule", self.call_rule, CALL_RULES)
+        _one_of("call_after_two", self.call_after_two, CALL_AFTER_TWO_RULES)
         _bool("allow_self_call", self.allow_self_call)
         _one_of("first_leader", self.first_leader, FIRST_LEADERS)
         _bool("follow_suit", self.follow_suit)

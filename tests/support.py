@@ -19,6 +19,7 @@ VARIANT_VALUES = {
     "min_point_bid": [70],  # only meaningful with points_only
     "all_pass": ["last_forced"],
     "call_rule": ["at_least"],
+    "call_after_two": ["any"],
     "allow_self_call": [False],
     "first_leader": ["caller"],
     "follow_suit": [True],

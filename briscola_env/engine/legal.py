@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import CALL_OFFSET, PLAY_OFFSET, RANK_BID_OFFSET
+from ..actions import CALL_OFFSET, NUM_RANK_LEVELS, PLAY_OFFSET, RANK_BID_OFFSET
 from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .bits import SUIT_BITS
 from .state import State
-from .tables import RuleTables
+from .tables import RuleTables, callable_by
+
+RANK_BID_IDS = np.arange(RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS)  # action ids of the ten rank bids
 
 
 def held_by(state: State, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -30,10 +32,9 @@ def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     if not rules.allow_self_call:
         # A rank bid is void of meaning if every card it lets him call is his own.
         hand = held_by(state, g, state.current_player[g])
-        hopeless = np.zeros(len(g), dtype=np.uint64)  # as a set of action ids
-        for level, cards in enumerate(tables.rank_bid_cards, start=1):
-            holds_all = (hand & cards) == cards
-            hopeless |= holds_all.astype(np.uint64) << np.uint64(RANK_BID_OFFSET + level - 1)
+        cards = callable_by(tables, RANK_BID_IDS, hand[:, None])  # (n, 10)
+        holds_all = (hand[:, None] & cards) == cards
+        hopeless = np.bitwise_or.reduce(holds_all.astype(np.uint64) << RANK_BID_IDS.astype(np.uint64), axis=1)
         bits &= ~(hopeless >> lo.astype(np.uint64))
     state._legal_bits[g] = bits
     state._legal_base[g] = lo
@@ -45,9 +46,10 @@ def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
 
 
 def set_call_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
-    cards = tables.callable_cards[state.high_bid[g]]
+    hand = held_by(state, g, state.caller[g])
+    cards = callable_by(tables, state.high_bid[g], hand)
     if not state.rules.allow_self_call:
-        cards = cards & ~held_by(state, g, state.caller[g])
+        cards = cards & ~hand
     _set_cards(state, g, cards, CALL_OFFSET)
 
 

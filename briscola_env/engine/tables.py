@@ -13,7 +13,7 @@ import numpy as np
 
 from ..actions import (MAX_POINTS, MIN_POINTS, NUM_RANK_LEVELS, POINT_BID_OFFSET, RANK_BID_OFFSET,
                        bid_points, point_bid)
-from ..cards import NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, card_tables
+from ..cards import NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, CardTables, card_tables
 from ..rules import RulesConfig
 from .bits import ALL_CARDS, CARD_BIT, LOW_BITS, WORD
 
@@ -28,8 +28,10 @@ NO_SEAT = -1
 class RuleTables:
     bid_lo: np.ndarray  # (71,) lowest legal bid id given the standing bid id (0 = none)
     bid_bits: np.ndarray  # (71,) uint64, legal bids given the standing bid id, bit j = bid id bid_lo + j
-    callable_cards: np.ndarray  # (71,) uint64 card set the caller may name, given the winning bid id
-    rank_bid_cards: np.ndarray  # (10,) uint64 callable cards of each rank bid level (for allow_self_call=False)
+    callable_cards: np.ndarray  # (71,) uint64 card set the caller may name whatever his hand, given the winning bid id
+    calls_weakest_missing: np.ndarray  # (71,) bool, given the winning bid id: the call after the 2 (see callable_by)
+    weakest_missing: np.ndarray  # (1024,) uint64, faces held in a suit (bit face-1) -> bit of the weakest face
+    #                              not held if the 2 is held, else 0
     next_speaker: np.ndarray  # (5, 32) first seat after s (cyclically, s itself last) not in the passed set
     points: np.ndarray  # (40,) int16 card points
     strength: np.ndarray  # (40,) int8 strength within a suit, 9 = strongest
@@ -57,20 +59,60 @@ def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-@lru_cache(maxsize=64)
-def rule_tables(rules: RulesConfig) -> RuleTables:
-    cards = card_tables(rules.ten_card)
-    bid_lo, bid_hi = _bid_range(rules)
-    bid_bits = LOW_BITS[np.clip(bid_hi - bid_lo, 0, WORD)]
-
+def _callable(rules: RulesConfig, cards: CardTables) -> tuple[np.ndarray, np.ndarray]:
+    """``(callable_cards, calls_weakest_missing)`` of :class:`RuleTables`, per winning bid id."""
     level_cards = np.zeros(NUM_RANK_LEVELS + 1, dtype=np.uint64)  # index = level 1..10
     for c in range(NUM_CARDS):
         level_cards[cards.level[c]] |= CARD_BIT[c]
     if rules.call_rule == "at_least":
         level_cards = np.bitwise_or.accumulate(level_cards)
-    rank_bid_cards = level_cards[1:].copy()
-    callable_cards = np.full(NUM_BID_STATES, ALL_CARDS, dtype=np.uint64)  # point bids: any card
-    callable_cards[RANK_BID_OFFSET:RANK_BID_OFFSET + NUM_RANK_LEVELS] = rank_bid_cards
+    callable_cards = np.full(NUM_BID_STATES, ALL_CARDS, dtype=np.uint64)  # a points-only auction: any card
+    rank_bids = slice(RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS)
+    callable_cards[rank_bids] = level_cards[1:]
+    weakest_missing = np.zeros(NUM_BID_STATES, dtype=bool)
+    if rules.bidding != "points_only" and rules.call_after_two == "two":
+        # Once a rank auction reaches the 2, the winning rank is the 2, points bid after it or not.
+        the_two = RANK_BID_OFFSET + NUM_RANK_LEVELS - 1
+        callable_cards[the_two:] = level_cards[NUM_RANK_LEVELS]
+        weakest_missing[the_two:] = rules.call_rule == "exact"
+    return callable_cards, weakest_missing
+
+
+def _weakest_missing(cards: CardTables) -> np.ndarray:
+    """The ``weakest_missing`` table of :class:`RuleTables`, in the ``ten_card`` order of ``cards``."""
+    weakest_first = [face - 1 for face in reversed(cards.level_face)]  # bit of each face, weakest first
+    table = np.zeros(1 << NUM_FACES, dtype=np.uint64)
+    for held in range(1 << NUM_FACES):
+        missing = [bit for bit in weakest_first if not held >> bit & 1]
+        if held >> weakest_first[0] & 1 and missing:
+            table[held] = 1 << missing[0]
+    return table
+
+
+def callable_by(tables: RuleTables, bid: np.ndarray, hand: np.ndarray) -> np.ndarray:
+    """Cards a caller holding ``hand`` may call after winning the auction on ``bid``, his own included.
+
+    ``bid`` (winning bid ids) and ``hand`` (uint64 card sets) broadcast
+    together. After the 2 (``calls_weakest_missing``), a caller holding the 2
+    of a suit may also call the weakest card of that suit he does not hold."""
+    cards = tables.callable_cards[bid]
+    if not tables.calls_weakest_missing.any():
+        return cards
+    by_suit = (np.asarray(hand, dtype=np.uint64)[..., None] >> _SUIT_SHIFT) & _FACE_BITS
+    extra = np.bitwise_or.reduce(tables.weakest_missing[by_suit] << _SUIT_SHIFT, axis=-1)
+    return cards | np.where(tables.calls_weakest_missing[bid], extra, np.uint64(0))
+
+
+_SUIT_SHIFT = np.arange(0, NUM_CARDS, NUM_FACES, dtype=np.uint64)  # bit of each suit's first card
+_FACE_BITS = np.uint64((1 << NUM_FACES) - 1)
+
+
+@lru_cache(maxsize=64)
+def rule_tables(rules: RulesConfig) -> RuleTables:
+    cards = card_tables(rules.ten_card)
+    bid_lo, bid_hi = _bid_range(rules)
+    bid_bits = LOW_BITS[np.clip(bid_hi - bid_lo, 0, WORD)]
+    callable_cards, calls_weakest_missing = _callable(rules, cards)
 
     next_speaker = np.full((NUM_SEATS, 1 << NUM_SEATS), NO_SEAT, dtype=np.int8)
     for seat in range(NUM_SEATS):
@@ -102,7 +144,8 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
 
     pay = rules.payoff_table
     tables = RuleTables(
-        bid_lo=bid_lo, bid_bits=bid_bits, callable_cards=callable_cards, rank_bid_cards=rank_bid_cards,
+        bid_lo=bid_lo, bid_bits=bid_bits, callable_cards=callable_cards,
+        calls_weakest_missing=calls_weakest_missing, weakest_missing=_weakest_missing(cards),
         next_speaker=next_speaker, points=cards.points, strength=cards.strength,
         target=target, multiplier=multiplier, follow_from_trick=follow_from, beats=beats.reshape(-1),
         payoff_by_role=np.array([pay.defender, pay.caller, pay.partner, pay.solo_caller, pay.solo_defender],
