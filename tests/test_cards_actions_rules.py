@@ -248,6 +248,7 @@ BAD_VALUES = [
     ({"bidding": "points_only", "min_point_bid": "70"}, "min_point_bid", "61..120"),
     ({"all_pass": "redeal"}, "all_pass", "'void', 'last_forced'"),
     ({"call_rule": "any"}, "call_rule", "'exact', 'at_least'"),
+    ({"call_after_two": "all"}, "call_after_two", "'two', 'any'"),
     ({"allow_self_call": "yes"}, "allow_self_call", "True or False"),
     ({"allow_self_call": 1}, "allow_self_call", "True or False"),
     ({"first_leader": "dealer"}, "first_leader", "'after_dealer', 'caller'"),

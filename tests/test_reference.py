@@ -50,7 +50,7 @@ def test_rules_md_example_points_bid_made():
     for row in rows:
         for seat, card in enumerate(row):
             deal[card] = seat
-    game = ReferenceGame(RulesConfig(), deal, dealer=4)
+    game = ReferenceGame(RulesConfig(call_after_two="any"), deal, dealer=4)  # it calls the Asso after points
 
     # Auction from seat 0: A, 3, then the 2; points after the 2 start at 62.
     for action in (rank_bid(1), rank_bid(2), rank_bid(10)):

@@ -61,8 +61,9 @@ def scripted(tricks, rules=STANDARD, auction=RANK_AUCTION_ACE) -> Table:
 
 
 def points_game(points: int, rules=STANDARD, tricks=TRICKS_78) -> Table:
+    # Calling the Asso after points is only legal under the earlier reading of the call after the 2.
     auction = POINTS_AUCTION + (f"bid {points}", "pass", "pass", "call Ac")
-    return scripted(tricks, rules, auction)
+    return scripted(tricks, rules.replace(call_after_two="any"), auction)
 
 
 # --- Cards and tricks -------------------------------------------------------
@@ -189,7 +190,8 @@ def test_at_least_call_names_that_rank_or_a_stronger_one():
 def test_after_a_points_auction_any_card_may_be_called():
     auction = POINTS_AUCTION + ("bid 70", "pass", "pass")
     for rule in ("exact", "at_least"):
-        assert len(called(call_position(RulesConfig(call_rule=rule), auction))) == 40
+        assert len(called(call_position(RulesConfig(call_rule=rule, call_after_two="any"), auction))) == 40
+    assert len(called(call_position(RulesConfig(call_rule="at_least"), auction))) == 40
 
 
 def test_no_self_call_forbids_own_cards_and_hopeless_rank_bids():
@@ -314,7 +316,8 @@ def test_cappotto_against_the_caller():
 
 def test_cappotto_multiplies_a_point_bid_multiplier():
     auction = POINTS_AUCTION + ("bid 101", "pass", "pass", "call Ac")
-    assert scripted(TRICKS_ALL_POINTS, auction=auction).payoffs == [20, 10, -10, -10, -10]
+    rules = STANDARD.replace(call_after_two="any")  # the Asso may be called after points
+    assert scripted(TRICKS_ALL_POINTS, rules, auction=auction).payoffs == [20, 10, -10, -10, -10]
 
 
 def test_partner_payoff_equal():
