@@ -31,7 +31,13 @@ shown) and ``lang`` (``"it"`` or ``"en"`` card names).
 
 ``reset(seed=..., options={"hands": [five lists of 8 card ids], "dealer": seat})``
 plays a given deal (replays, duplicate play); otherwise the deal is drawn
-from the env's own generator, seeded by ``seed``.
+from the env's own generator, seeded by ``seed``, and so is the dealer unless
+``options={"dealer": seat}`` names him.
+
+As in PettingZoo's classic games, once the hand is over each agent steps out
+with ``step(None)``; ``step`` or ``last`` after every agent has stepped out,
+or any call but ``reset`` before the first hand, raises a ``RuntimeError``
+saying so.
 
 One hand is played by the scalar :class:`~briscola_env.reference.ReferenceGame`
 (the rules implementation the batched engine is tested against): for a single
@@ -136,16 +142,19 @@ class raw_env(AECEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)  # the env's own generator; global state is untouched
         options = options or {}  # other keys are ignored, as Gymnasium's reset does
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict; got {type(options).__name__}")
+        dealer = options.get("dealer")
+        if "dealer" in options and not _is_seat(dealer):
+            raise ValueError(f'options["dealer"] must be a seat 0..4; got {dealer!r}')
         if "hands" in options:
             if "dealer" not in options:
                 raise ValueError('options "hands" needs a "dealer" too (a seat 0..4)')
             deal = hands_to_deal(options["hands"]).tolist()
-            dealer = options["dealer"]
-            if not _is_seat(dealer):
-                raise ValueError(f'options["dealer"] must be a seat 0..4; got {dealer!r}')
         else:
             deals, dealers = deal_from_seeds(self._rng.integers(0, MAX_SEED, 1))
-            deal, dealer = deals[0].tolist(), int(dealers[0])
+            deal = deals[0].tolist()
+            dealer = int(dealers[0]) if dealer is None else int(dealer)
         self.game = ReferenceGame(self.rules, deal, dealer)  # checks the dealer
         self._views = GameViews(self.game)
 
@@ -159,10 +168,26 @@ class raw_env(AECEnv):
         self._observed: dict[str, dict] = {}
         self._legal: Optional[list[int]] = None
 
+    def _check_hand(self, call: str, needs_agents: bool = True) -> None:
+        """A clear error instead of a KeyError for calls out of order (PettingZoo's wrappers
+        give their own; ``raw_env`` stays plain)."""
+        if self.game is None:
+            raise RuntimeError(f"call reset() before {call}()")
+        if needs_agents and not self.agents:
+            raise RuntimeError(f"{call}() after the hand is over and every agent has stepped out; "
+                               "call reset() for the next hand")
+
+    def last(self, observe: bool = True):
+        self._check_hand("last")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict:
+        self._check_hand("observe", needs_agents=False)  # a finished hand can still be observed
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         if agent not in self._observed:  # cached until the next step
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            if agent == self.agent_selection and not self.terminations[agent]:
+            if agent == self.agent_selection and not self.game.terminated:
                 mask[self._legal_actions()] = 1
             self._observed[agent] = {"observation": self._views.observe(self._seat[agent]), "action_mask": mask}
         return self._observed[agent]
@@ -173,6 +198,7 @@ class raw_env(AECEnv):
         return self._legal
 
     def step(self, action) -> None:
+        self._check_hand("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)

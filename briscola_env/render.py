@@ -4,6 +4,8 @@
 with a ``viewer`` seat only that seat's hand, and the partner only once
 revealed (or if the viewer is the partner). Cards appear in the compact form
 with suit symbols (``A♦``); the call also by name, in Italian or English.
+Player names are printed through :func:`printable`, since they may come from
+a file (a game record) and a terminal obeys the control characters it prints.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ from .cards import CARD_SUIT, NUM_SEATS, SUITS_EN, SUITS_IT, card_name, card_str
 from .reference import ReferenceGame
 
 
+def printable(text: str) -> str:
+    """``text`` with every non-printable character (escape, carriage return, bidi control...)
+    written as its Python escape: ``"\\x1b[2J"`` shows as ``\\x1b[2J`` and clears no screen."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+
+
 def _hand_text(cards, ten_card: str) -> str:
     strength = card_tables(ten_card).strength
     ordered = sorted(cards, key=lambda c: (CARD_SUIT[c], -strength[c]))
@@ -23,7 +31,7 @@ def _hand_text(cards, ten_card: str) -> str:
 
 def render_text(game: ReferenceGame, viewer: Optional[int] = None, lang: str = "it",
                 names: Optional[list[str]] = None) -> str:
-    names = names or [f"player_{s}" for s in range(NUM_SEATS)]
+    names = [printable(name) for name in names] if names else [f"player_{s}" for s in range(NUM_SEATS)]
     ten = game.rules.ten_card
     suits = SUITS_IT if lang == "it" else SUITS_EN
     lines = [f"Briscola Chiamata | dealer {names[game.dealer]} | phase {game.phase}"
