@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+import math
+from numbers import Integral, Real
 from typing import Optional
 
 import numpy as np
@@ -37,3 +39,19 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def check_number(owner: str, name: str, value, integer: bool = False,
+                 least: Optional[float] = None, most: Optional[float] = None):
+    """``value`` of an agent's option ``name`` as an int (``integer``) or a float, within
+    ``least..most`` (either end open when None); else a ValueError saying what is allowed."""
+    kind = "an int" if integer else "a finite number"
+    if least is not None and most is not None:
+        allowed = f"{kind} in {least}..{most}"
+    else:
+        allowed = kind + (f" >= {least}" if least is not None else "") + (f" <= {most}" if most is not None else "")
+    ok = isinstance(value, Integral if integer else Real) and not isinstance(value, bool) and math.isfinite(value) \
+        and (least is None or value >= least) and (most is None or value <= most)
+    if not ok:
+        raise ValueError(f"{owner}: {name} must be {allowed}; got {value!r}")
+    return int(value) if integer else float(value)

@@ -30,7 +30,7 @@ from briscola_env.engine import PLAY
 from briscola_env.observation import PRIVILEGED_SPEC, SPEC
 
 from .base import Agent
-from .ppo import layout_signature, view_layers
+from .ppo import CHECKPOINT_KINDS, checkpoint_kind, layout_signature, load_weights, read_checkpoint, view_layers
 
 BELIEF_FORMAT = 1
 CALLER, PARTNER, DEFENDER = 0, 1, 2  # roles of a viewer
@@ -42,9 +42,9 @@ class BeliefNet(nn.Module):
 
     def __init__(self, hidden: Sequence[int] = (256, 128)):
         super().__init__()
+        layers, width = view_layers(hidden, nn.ReLU)
         self.hidden = list(hidden)
         self.register_buffer("scale", torch.as_tensor(SPEC.scale))
-        layers, width = view_layers(self.hidden, nn.ReLU)
         self.body = nn.Sequential(*layers, nn.Linear(width, NUM_SEATS))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -146,20 +146,23 @@ class BeliefModel:
 
     @classmethod
     def load(cls, path) -> "BeliefModel":
-        try:
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-        except FileNotFoundError:
-            raise ValueError(f"no belief model at {path}") from None
-        except Exception as error:  # noqa: BLE001 - a corrupt or foreign file: say so plainly
-            raise ValueError(f"{path} is not a readable belief model: {error}") from None
-        if not isinstance(payload, dict) or payload.get("kind") != "belief" \
-                or payload.get("format") != BELIEF_FORMAT:
-            raise ValueError(f"{path} is not a belief model of format {BELIEF_FORMAT} "
+        payload = read_checkpoint(path)
+        kind = checkpoint_kind(payload)
+        if kind != "belief":
+            what = CHECKPOINT_KINDS[kind] if kind else "not a model this project writes"
+            raise ValueError(f"{path} is {what}; a belief model was expected here "
                              "(train one with: briscola belief ...)")
-        if payload.get("layout", {}).get("observation") != layout_signature()["observation"]:
+        if payload.get("format") != BELIEF_FORMAT:
+            raise ValueError(f"{path}: belief model format {payload.get('format')!r}; "
+                             f"this version reads format {BELIEF_FORMAT}")
+        layout = payload.get("layout")
+        if not isinstance(layout, dict) or layout.get("observation") != layout_signature()["observation"]:
             raise ValueError(f"{path} was trained on another observation layout than this version's")
-        net = BeliefNet(payload["hidden"])
-        net.load_state_dict(payload["model"])
+        try:
+            net = BeliefNet(payload.get("hidden"))
+        except ValueError as error:
+            raise ValueError(f"{path} declares a network this version cannot build: {error}") from None
+        load_weights(net, payload.get("model"), path)
         return cls(net)
 
     @torch.no_grad()

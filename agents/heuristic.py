@@ -44,13 +44,13 @@ from typing import Optional
 
 import numpy as np
 
-from briscola_env.actions import CALL_OFFSET, MIN_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET
-from briscola_env.cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, card_tables
+from briscola_env.actions import CALL_OFFSET, MAX_POINTS, MIN_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET
+from briscola_env.cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS, card_tables
 from briscola_env.engine.tables import rule_tables
 from briscola_env.observation import SPEC
 from briscola_env.rules import RulesConfig
 
-from .base import Agent
+from .base import Agent, check_number
 
 _SUIT_OF = CARD_SUIT.astype(np.int64)
 _IN_SUIT = CARD_SUIT[None, :] == np.arange(NUM_SUITS)[:, None]  # (4, 40)
@@ -65,6 +65,17 @@ class HeuristicAgent(Agent):
     def __init__(self, rules: Optional[RulesConfig] = None, seed: Optional[int] = None, bid_base: float = 30,
                  bid_step: float = 4, points_from: float = 75, max_points: int = 90, solo_from: float = 90,
                  take_from: int = 10, reveal_late: int = 3):
+        self.bid_base, self.points_from, self.solo_from = (check_number("heuristic", name, value)
+                                                           for name, value in (("bid_base", bid_base),
+                                                                               ("points_from", points_from),
+                                                                               ("solo_from", solo_from)))
+        self.bid_step = check_number("heuristic", "bid_step", bid_step)
+        if self.bid_step <= 0:
+            raise ValueError(f"heuristic: bid_step must be a number > 0; got {bid_step!r}")
+        self.max_points = check_number("heuristic", "max_points", max_points, True, MIN_POINTS, MAX_POINTS)
+        # A trick's points never exceed the deck's: take_from above them would never take one.
+        self.take_from = check_number("heuristic", "take_from", take_from, True, 0, TOTAL_POINTS)
+        self.reveal_late = check_number("heuristic", "reveal_late", reveal_late, True, 0, NUM_TRICKS)
         super().__init__(seed)
         self.rules = rules or RulesConfig()
         cards = card_tables(self.rules.ten_card)
@@ -72,9 +83,6 @@ class HeuristicAgent(Agent):
         self.strength = cards.strength.astype(np.int64)
         self.ten = np.flatnonzero(cards.level == 2) % 10  # face index of the ten-point card
         self.beats = rule_tables(self.rules).beats.reshape(NUM_SUITS, NUM_CARDS + 1, NUM_CARDS)
-        self.bid_base, self.bid_step = bid_base, bid_step
-        self.points_from, self.max_points, self.solo_from = points_from, max_points, solo_from
-        self.take_from, self.reveal_late = take_from, reveal_late
         # Card costs under each trump suit, [trump, card]. The cheapest card to give away:
         # fewest points, then non-trump, then weakest; to take a trick with: the suit led before
         # a trump, the weakest trump; to lead: any non-trump before a trump, then the cheapest.

@@ -11,6 +11,9 @@ Everything is batched on the engine: the decisions of all the games passed to
 worlds, stepped together in chunks of at most ``max_games`` games (a few
 thousand: larger batches spill out of the caches and run slower per game).
 
+The rollout is an agent or an agent spec (:mod:`agents.registry`); in a spec, a rollout
+spec with options goes in brackets: ``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``.
+
 Candidates are all legal calls and cards; in the auction, the pass and the
 ``bids`` cheapest legal bids (the dearer bids follow from the cheap ones
 later in the auction, and 60 point bids times the worlds would be costly).
@@ -35,7 +38,7 @@ from briscola_env.observation import SPEC, encode, encode_state_of_play
 from briscola_env.rules import RulesConfig
 from briscola_env.worlds import decode, replay, sample_deals, world_states
 
-from .base import Agent
+from .base import Agent, check_number
 
 _AUCTION = 0  # phase index in the view
 
@@ -48,11 +51,10 @@ class PIMCAgent(Agent):
     def __init__(self, rules: Optional[RulesConfig] = None, worlds: int = 32,
                  rollout: Union[str, Agent] = "heuristic", bids: int = 3, max_games: int = 4096,
                  belief: Optional[Callable] = None, seed: Optional[int] = None):
-        for name, value, least in (("worlds", worlds, 1), ("bids", bids, 1), ("max_games", max_games, 1)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-                raise ValueError(f"pimc: {name} must be an int >= {least}; got {value!r}")
+        self.worlds, self.bids, self.max_games = (check_number("pimc", name, value, integer=True, least=1)
+                                                  for name, value in (("worlds", worlds), ("bids", bids),
+                                                                      ("max_games", max_games)))
         self.rules = rules or RulesConfig()
-        self.worlds, self.bids, self.max_games = int(worlds), int(bids), int(max_games)
         self.belief = belief
         if isinstance(rollout, str):
             from .registry import make_agent  # the registry knows this module: import late

@@ -11,14 +11,20 @@ legal actions.
 A checkpoint is data, never code: a dict of tensors and plain values, loaded
 with ``torch.load(..., weights_only=True)``. It records the observation
 layout and the action layout it was trained on; loading it under another
-layout is refused with a message saying what differs.
+layout is refused with a message saying what differs. A file is one of the
+:data:`CHECKPOINT_KINDS` (:func:`checkpoint_kind`): a training checkpoint
+(``train.py``'s, with the trainer's state) and an exported network both play
+as ``ppo:``; only the first resumes. Loading names what a file is when it is
+not what was asked for, and refuses weights that do not fit the hidden sizes
+the file declares, or are not finite.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy as np
 import torch
@@ -46,6 +52,9 @@ def layout_signature() -> dict:
 
 def view_layers(hidden: Sequence[int], activation: type[nn.Module]) -> tuple[list[nn.Module], int]:
     """Hidden layers over one seat's view, input size from the spec: ``(layers, output width)``."""
+    if isinstance(hidden, (str, bytes)) or not hidden or not all(
+            isinstance(size, int) and not isinstance(size, bool) and size > 0 for size in hidden):
+        raise ValueError(f"hidden layer sizes must be one or more positive integers; got {hidden!r}")
     layers, width = [], SPEC.size
     for size in hidden:
         layers += [nn.Linear(width, size), activation()]
@@ -62,11 +71,9 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, hidden: Sequence[int] = (256, 256), belief: bool = False):
         super().__init__()
-        if not hidden or not all(isinstance(size, int) and size > 0 for size in hidden):
-            raise ValueError(f"hidden layer sizes must be one or more positive integers; got {list(hidden)!r}")
+        layers, width = view_layers(hidden, nn.Tanh)
         self.hidden = list(hidden)
         self.register_buffer("scale", torch.as_tensor(SPEC.scale))
-        layers, width = view_layers(self.hidden, nn.Tanh)
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, NUM_ACTIONS)
         self.value = nn.Linear(width, 1)
@@ -131,41 +138,105 @@ def save_checkpoint(path, net: PolicyValueNet, **extra) -> None:
     os.replace(temporary, path)
 
 
-def load_checkpoint(path) -> dict:
-    """A checkpoint's contents, after checking it fits this version's layouts."""
+CHECKPOINT_KINDS = {
+    "training": "a training checkpoint (a network with its trainer's state)",
+    "policy": "an exported policy network",
+    "belief": "a belief model (agents.belief)",
+}
+"""What a checkpoint file can hold, as :func:`checkpoint_kind` names it, and how messages say it."""
+
+
+def read_checkpoint(path) -> dict:
+    """The dict a checkpoint file holds, read as data only; a missing or foreign file is a ValueError."""
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise ValueError(f"no checkpoint at {path}") from None
     except Exception as error:  # noqa: BLE001 - a corrupt or foreign file: say so plainly
-        raise ValueError(f"{path} is not a readable checkpoint: {error}") from None
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
-        raise ValueError(f"{path}: checkpoint format {found!r}; this version reads format {CHECKPOINT_FORMAT}")
+        reason = (str(error).splitlines() or [""])[0].split(". ")[0][:160]  # torch's first sentence says it
+        raise ValueError(f"{path} is not a checkpoint file: torch.load(weights_only=True) cannot read it "
+                         f"({type(error).__name__}: {reason})") from None
+    if not isinstance(payload, dict):
+        raise ValueError(f"{path} is not a checkpoint: it holds a {type(payload).__name__}, not a dict")
+    return payload
+
+
+def checkpoint_kind(payload: Mapping) -> Optional[str]:
+    """Which of :data:`CHECKPOINT_KINDS` a checkpoint's contents are, or None for none of them."""
+    if payload.get("kind") == "belief":
+        return "belief"
+    if "model" in payload and "hidden" in payload:
+        return "training" if "trainer" in payload else "policy"
+    return None
+
+
+def load_weights(net: nn.Module, state, path) -> None:
+    """Load the state dict ``state`` read from ``path`` into ``net``, refusing, as a ValueError naming
+    the file, weights that are not finite or do not fit the network the file declares."""
+    if not isinstance(state, Mapping) or not all(isinstance(value, torch.Tensor) for value in state.values()):
+        raise ValueError(f"{path}: its weights ('model') are not a dict of tensors")
+    broken = [name for name, value in state.items() if value.is_floating_point() and not value.isfinite().all()]
+    if broken:
+        raise ValueError(f"{path} has weights that are not finite (NaN or inf) in {', '.join(broken)}: "
+                         "the file is damaged; use another checkpoint")
+    try:
+        net.load_state_dict(state)
+    except RuntimeError as error:
+        details = " ".join(str(error).split(":", 1)[-1].split())
+        raise ValueError(f"{path}: its weights do not fit the network it declares "
+                         f"(hidden sizes {net.hidden}): {details}") from None
+
+
+def open_checkpoint(path, training: bool = False) -> tuple[dict, PolicyValueNet]:
+    """``(contents, network)`` of a policy checkpoint, after checking it fits this version's layouts and
+    holds the network it declares; with ``training``, only a training checkpoint (one that resumes)."""
+    payload = read_checkpoint(path)
+    kind = checkpoint_kind(payload)
+    expected = CHECKPOINT_KINDS["training"] + ("" if training else f" or {CHECKPOINT_KINDS['policy']}")
+    if kind == "belief" or (training and kind == "policy"):
+        raise ValueError(f"{path} is {CHECKPOINT_KINDS[kind]}; {expected} was expected here")
+    if payload.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path}: checkpoint format {payload.get('format')!r}; "
+                         f"this version reads format {CHECKPOINT_FORMAT}")
+    if kind is None:
+        raise ValueError(f"{path} holds no network (no 'model' and 'hidden'); {expected} was expected here")
     theirs, ours = payload.get("layout", {}), layout_signature()
     for part in ("observation", "actions"):
-        if theirs.get(part) != ours[part]:
+        if not isinstance(theirs, Mapping) or theirs.get(part) != ours[part]:
             raise ValueError(f"{path} was trained on another {part} layout than this version's "
                              f"({'observation.SPEC' if part == 'observation' else 'briscola_env.actions'}); "
                              "it cannot be used here: retrain, or use the version it was made with")
-    return payload
+    try:
+        net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head") is True)
+    except ValueError as error:
+        raise ValueError(f"{path} declares a network this version cannot build: {error}") from None
+    load_weights(net, payload["model"], path)
+    return payload, net.eval()
+
+
+def load_checkpoint(path, training: bool = False) -> dict:
+    """A policy checkpoint's contents, checked as :func:`open_checkpoint` does."""
+    return open_checkpoint(path, training)[0]
+
+
+def load_network(path) -> PolicyValueNet:
+    """The network of a training checkpoint or an exported one, ready to act."""
+    return open_checkpoint(path)[1]
 
 
 def export_policy(source, target) -> int:
     """Write the network of a training checkpoint alone (no optimizer, environment or storage),
     for shipping and playing; returns the new file's size in bytes."""
-    payload = load_checkpoint(source)
-    net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head", False))
-    net.load_state_dict(payload["model"])
+    payload, net = open_checkpoint(source)
     save_checkpoint(target, net, config=payload.get("config", {}))
     return Path(target).stat().st_size
 
 
-def load_network(path) -> PolicyValueNet:
-    payload = load_checkpoint(path)
-    net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head", False))
-    net.load_state_dict(payload["model"])
-    return net.eval()
+def _greedy(greedy) -> bool:
+    # Any truthy value would do for bool(), so the string "false" would mean greedy: refuse it.
+    if not isinstance(greedy, (bool, np.bool_)):
+        raise ValueError(f"ppo: greedy must be True or False; got {greedy!r}")
+    return bool(greedy)
 
 
 class PPOAgent(Agent):
@@ -173,16 +244,16 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, path, seed: Optional[int] = None, greedy: bool = False):
+    def __init__(self, path: Union[str, os.PathLike], seed: Optional[int] = None, greedy: bool = False):
+        self.greedy = _greedy(greedy)
         self.net = load_network(path)
-        self.greedy = bool(greedy)
         super().__init__(seed)
 
     @classmethod
     def from_network(cls, net: PolicyValueNet, seed: Optional[int] = None, greedy: bool = False) -> "PPOAgent":
         """An agent playing ``net`` as it is now (for evaluations during training)."""
         agent = cls.__new__(cls)
-        agent.net, agent.greedy = net.eval(), bool(greedy)
+        agent.greedy, agent.net = _greedy(greedy), net.eval()
         Agent.__init__(agent, seed)
         return agent
 
@@ -197,3 +268,4 @@ class PPOAgent(Agent):
             return logits.argmax(dim=1).numpy()
         probs = torch.softmax(logits, dim=1)
         return torch.multinomial(probs, 1, generator=self.generator).squeeze(1).numpy()
+

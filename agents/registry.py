@@ -1,16 +1,30 @@
-"""Agents by spec string: ``random``, ``random:seed=3``, ``heuristic:take_from=5``,
-``pimc:worlds=32,rollout=heuristic`` (search; the rollout is any spec but pimc),
-``ppo:runs/x/checkpoint.pt`` (a trained checkpoint, options after a comma:
-``ppo:path,greedy=True``), or ``package.module:Class`` (any importable
-:class:`~agents.base.Agent` subclass), with options as ``key=value`` pairs
-after a colon, separated by commas."""
+"""Agents by spec string: a name, then options as ``key=value`` pairs after a colon, separated by commas.
+
+- ``random``, ``random:seed=3``; ``heuristic:take_from=5``;
+- ``pimc:worlds=32,rollout=heuristic``: search, the rollout any spec but pimc;
+- ``ppo:runs/x/checkpoint.pt``: a training checkpoint or an exported network, options after a
+  comma: ``ppo:runs/x/checkpoint.pt,greedy=true``;
+- ``package.module:Class`` or ``package.module:Class:key=value,...``: any importable
+  :class:`~agents.base.Agent` subclass.
+
+Each option is converted to the type the agent's ``__init__`` declares for it (its annotation, else
+its default's type): ``true``/``false`` (also ``yes``/``no``, ``1``/``0``, any case) for a bool, an
+integer, a finite number, text, or ``none`` for an optional one. An unknown key, or a value not of
+its type, is a ValueError naming the option and listing the agent's options.
+
+**Nested specs.** A spec given as an option's value (pimc's ``rollout``) takes its own options in
+brackets: ``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``. Commas inside brackets
+belong to the nested spec, and brackets nest. A nested spec without options needs none
+(``rollout=heuristic``, ``rollout=ppo:runs/x/checkpoint.pt``)."""
 
 from __future__ import annotations
 
-import ast
 import importlib
 import inspect
-from typing import Optional
+import math
+import types
+import typing
+from typing import Optional, Union
 
 from briscola_env.rules import RulesConfig
 
@@ -20,50 +34,173 @@ from .pimc import PIMCAgent
 from .random_agent import RandomAgent
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent, "pimc": PIMCAgent}
+NESTED_SPEC_EXAMPLE = "rollout=[ppo:runs/x/checkpoint.pt,greedy=true]"
+
+_TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
 
 
-def _options(text: str) -> dict:
-    options = {}
-    for item in filter(None, text.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip().isidentifier():
+def _to_bool(text: str) -> bool:
+    if text.lower() not in _TRUE + _FALSE:
+        raise ValueError(text)
+    return text.lower() in _TRUE
+
+
+def _to_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+# The types a spec can write, each with how messages name it and how text becomes one.
+_CONVERTERS = {bool: ("true or false", _to_bool), int: ("an integer", int),
+               float: ("a finite number", _to_float), str: ("text", str)}
+
+
+def split_options(text: str) -> list[str]:
+    """``text`` split at its commas outside brackets (a bracketed nested spec keeps its commas)."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth < 0:
+            raise ValueError(f"{text!r}: a ']' without its '['")
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise ValueError(f"{text!r}: a '[' without its ']'")
+    return items + [text[start:]]
+
+
+def _unbracketed(value: str) -> str:
+    """A value written ``[...]`` (one bracket pair around it all) without its brackets."""
+    if not (value.startswith("[") and value.endswith("]")):
+        return value
+    depth = 0
+    for char in value[:-1]:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth == 0:
+            return value  # the first bracket closes before the end, as in "[a]x[b]"
+    return value[1:-1]
+
+
+def _spec_types(declared) -> tuple[list[type], bool]:
+    """``(the types a spec can write among those declared, in their order; whether None is one)``."""
+    members = typing.get_args(declared) if typing.get_origin(declared) in (Union, types.UnionType) else (declared,)
+    return [member for member in members if member in _CONVERTERS], type(None) in members
+
+
+class _Option:
+    """One keyword of an agent class's ``__init__``, with the type a spec value converts to."""
+
+    def __init__(self, parameter: inspect.Parameter, hints: dict):
+        self.name = parameter.name
+        if parameter.name in hints:
+            self.declared = hints[parameter.name]
+        elif parameter.default not in (inspect.Parameter.empty, None):
+            self.declared = type(parameter.default)
+        else:
+            self.declared = str  # neither annotated nor defaulted: the text as it is
+        self.types, self.optional = _spec_types(self.declared)
+
+    def describe(self) -> str:
+        if _takes_an_agent(self):
+            return "an agent spec, in brackets when it has options"
+        names = " or ".join(_CONVERTERS[kind][0] for kind in self.types)
+        return names + (", or none" if self.optional else "")
+
+    def convert(self, text: str, owner: str):
+        if not self.types:
+            raise ValueError(f"option {self.name!r} of {owner} takes {_type_name(self.declared)}, "
+                             "which a spec cannot write")
+        if self.optional and text.lower() == "none":
+            return None
+        for kind in self.types:
+            try:
+                return _CONVERTERS[kind][1](text)
+            except ValueError:
+                continue
+        raise ValueError(f"option {self.name}={text!r} of {owner}: expected {self.describe()}")
+
+
+def _type_name(declared) -> str:
+    return declared.__name__ if isinstance(declared, type) else str(declared).replace("typing.", "")
+
+
+def _options_of(cls: type) -> tuple[dict[str, _Option], bool]:
+    """``(cls``'s keyword options by name, whether its ``__init__`` takes any other keyword too``)``."""
+    try:
+        hints = typing.get_type_hints(cls.__init__)
+    except (NameError, TypeError):  # annotations naming what their module cannot resolve: use the defaults
+        hints = {}
+    parameters = inspect.signature(cls).parameters.values()
+    named = {p.name: _Option(p, hints) for p in parameters
+             if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
+    return named, any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
+def _takes_an_agent(option: _Option) -> bool:
+    members = typing.get_args(option.declared) or (option.declared,)
+    return any(isinstance(member, type) and issubclass(member, Agent) for member in members)
+
+
+def parse_options(cls: type, items: list[str]) -> dict:
+    """The ``key=value`` items of a spec as keyword arguments of ``cls``, each of its declared type."""
+    options, extra_keywords = _options_of(cls)
+    owner = cls.__name__
+    parsed = {}
+    for item in filter(None, (item.strip() for item in items)):
+        key, sep, text = (part.strip() for part in item.partition("="))
+        if not sep or not key.isidentifier():
             raise ValueError(f"agent option {item!r} is not key=value")
-        try:
-            options[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            options[key.strip()] = value.strip()  # a bare word is a string
-    return options
+        if key in parsed:
+            raise ValueError(f"option {key!r} of {owner} is given twice")
+        text = _unbracketed(text)
+        if key in options:
+            parsed[key] = options[key].convert(text, owner)
+        elif extra_keywords:
+            parsed[key] = text  # taken by **kwargs: no declared type to convert to
+        else:
+            listed = ", ".join(f"{o.name} ({o.describe()})" for o in options.values() if o.types)
+            nested = any(_takes_an_agent(option) for option in options.values())
+            raise ValueError(f"{owner} has no option {key!r}; its options: {listed or 'none'}"
+                             + (f" (a nested spec takes its options in brackets: {NESTED_SPEC_EXAMPLE})"
+                                if nested else ""))
+    return parsed
 
 
 def make_agent(spec: str, seed: Optional[int] = None, rules: Optional[RulesConfig] = None) -> Agent:
-    """Build an agent from a spec string; ``seed`` seeds it unless the spec sets ``seed=``, and
-    agents that take the rules (heuristic, pimc) play by ``rules`` (default: the standard ones)."""
+    """Build an agent from a spec string (the module docstring); ``seed`` seeds it unless the spec sets
+    ``seed=``, and agents that take the rules (heuristic, pimc) play by ``rules`` (default: the standard
+    ones)."""
     name, _, rest = spec.partition(":")
-    if name == "ppo":
-        if not rest:
-            raise ValueError("a ppo spec needs a checkpoint path: ppo:runs/x/checkpoint.pt")
-        from .ppo import PPOAgent  # torch is needed only for trained agents
-
-        path, _, option_text = rest.partition(",")
-        cls, options = PPOAgent, {"path": path, **_options(option_text)}
-    elif name in AGENTS:
-        cls, options = AGENTS[name], _options(rest)
-    elif "." in name and rest:
-        class_name, _, option_text = rest.partition(":")
-        try:
-            cls = getattr(importlib.import_module(name), class_name)
-        except (ImportError, AttributeError) as error:
-            raise ValueError(f"cannot import agent class {class_name!r} from {name!r}: {error}") from None
-        if not (isinstance(cls, type) and issubclass(cls, Agent)):
-            raise ValueError(f"{name}:{class_name} is not a subclass of agents.Agent")
-        options = _options(option_text)
-    else:
+    if not (name in AGENTS or name == "ppo" or ("." in name and rest)):
         raise ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(AGENTS)} "
-                         "(options as name:key=value,...), ppo:<checkpoint path>, or package.module:Class")
-    options.setdefault("seed", seed)
-    if rules is not None and "rules" in inspect.signature(cls).parameters:
-        options.setdefault("rules", rules)
+                         "(options as name:key=value,...), ppo:<checkpoint path>, or package.module:Class; "
+                         f"a nested spec takes its options in brackets: {NESTED_SPEC_EXAMPLE}")
     try:
+        if name == "ppo":
+            if not rest:
+                raise ValueError("a ppo spec needs a checkpoint path: ppo:runs/x/checkpoint.pt")
+            from .ppo import PPOAgent  # torch is needed only for trained agents
+
+            path, *items = split_options(rest)
+            # The path as an option like the others: it is then given once, and as text.
+            cls, options = PPOAgent, parse_options(PPOAgent, [f"path={path}", *items])
+        elif name in AGENTS:
+            cls, options = AGENTS[name], parse_options(AGENTS[name], split_options(rest))
+        else:
+            class_name, _, option_text = rest.partition(":")
+            try:
+                cls = getattr(importlib.import_module(name), class_name)
+            except (ImportError, AttributeError) as error:
+                raise ValueError(f"cannot import agent class {class_name!r} from {name!r}: {error}") from None
+            if not (isinstance(cls, type) and issubclass(cls, Agent)):
+                raise ValueError(f"{name}:{class_name} is not a subclass of agents.Agent")
+            options = parse_options(cls, split_options(option_text))
+        options.setdefault("seed", seed)
+        if rules is not None and "rules" in inspect.signature(cls).parameters:
+            options.setdefault("rules", rules)
         return cls(**options)
-    except TypeError as error:
+    except (TypeError, ValueError) as error:  # the agent's own checks included: say which spec
         raise ValueError(f"agent spec {spec!r}: {error}") from None
