@@ -19,10 +19,17 @@ agent; only the learner's seats produce training data.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import dataclasses
+import fcntl
+import math
+import os
+import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -42,6 +49,7 @@ from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
 from briscola_env.engine import PHASE_NAMES, PLAY
 from briscola_env.observation import SPEC
+from briscola_env.rewards import REWARD_MODES
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
 
@@ -121,21 +129,86 @@ class Config:
     stop_after: int = 0
     """Stop, with a checkpoint, after this many updates in this process (0: run to the end);
     --resume continues the same run exactly."""
+    overwrite: bool = False
+    """Start afresh in a run folder that already holds a run, deleting it (without this, refused)."""
 
 
-def load_config(path: Optional[str], overrides: list[str]) -> Config:
-    """The default config, updated by a YAML file, then by key=value overrides.
-    An unknown key or a value of the wrong type is an error naming it."""
+PER_PROCESS = ("stop_after", "overwrite")
+"""Keys of one process, not of the run: never saved in its config.yaml."""
+RESUME_OVERRIDES = ("total_decisions", "stop_after", "eval_every", "eval_deals", "final_eval_deals",
+                    "record_games", "checkpoint_every", "device", "torch_threads")
+"""Keys --resume may override: how far to go, evaluation and checkpoint cadence, hardware. The rest
+(rules, seed, network, PPO and pool settings, ...) would make the resumed run another one."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values a numeric config key allows: low <= value <= high (low < value if ``open_low``)."""
+    low: float
+    high: float = math.inf
+    open_low: bool = False
+
+    def admits(self, value) -> bool:
+        above = value > self.low if self.open_low else value >= self.low
+        return math.isfinite(value) and above and value <= self.high  # NaN fails every comparison
+
+    def __str__(self) -> str:
+        low = f"> {self.low}" if self.open_low else f">= {self.low}"
+        return low if self.high == math.inf else f"in [{self.low}, {self.high}]"
+
+
+MAX_SEED = 2**63 - 1  # torch.manual_seed's limit; NumPy's generators take any non-negative int
+COUNT, POSITIVE, NON_NEGATIVE, SHARE = Bound(1), Bound(0, open_low=True), Bound(0), Bound(0, 1)
+BOUNDS = {
+    "seed": Bound(0, MAX_SEED), "num_envs": COUNT, "num_steps": COUNT, "total_decisions": COUNT,
+    "learning_rate": POSITIVE, "gamma": SHARE, "gae_lambda": SHARE, "update_epochs": COUNT,
+    "num_minibatches": COUNT, "clip_coef": POSITIVE, "ent_coef": NON_NEGATIVE, "demo_coef": NON_NEGATIVE,
+    "demo_until": SHARE, "vf_coef": NON_NEGATIVE, "max_grad_norm": POSITIVE, "belief_coef": NON_NEGATIVE,
+    "concealment_coef": NON_NEGATIVE, "opponent_share": SHARE, "heuristic_share": SHARE,
+    "snapshot_every": COUNT, "pool_size": COUNT, "eval_every": COUNT, "eval_deals": COUNT,
+    "final_eval_deals": COUNT, "checkpoint_every": COUNT, "torch_threads": NON_NEGATIVE,
+    "stop_after": NON_NEGATIVE,
+}
+"""The range of every numeric config key (every int and float field of Config is here)."""
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def parse_yaml(text: str, where: str):
+    """``text`` as YAML; a syntax error is a one-line ValueError naming ``where`` and the place."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        place = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or " ".join(str(error).split())
+        raise ValueError(f"{where}: not valid YAML{place}: {problem}") from None
+
+
+def read_mapping(path) -> dict:
+    """A YAML file of config keys; an unreadable, empty or malformed one is an error naming it."""
+    try:
+        values = parse_yaml(Path(path).read_text(), str(path))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read {path}: {error}") from None
+    if not isinstance(values, dict):
+        found = "it is empty" if values is None else f"it holds a {type(values).__name__}"
+        raise ValueError(f"{path}: expected a mapping of config keys; {found}")
+    return values
+
+
+def parse_overrides(overrides: list[str]) -> dict:
     values = {}
-    if path:
-        values = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(values, dict):
-            raise ValueError(f"{path}: expected a mapping of config keys")
     for item in overrides:
         key, sep, text = item.partition("=")
         if not sep:
             raise ValueError(f"override {item!r} is not key=value")
-        values[key] = yaml.safe_load(text)
+        values[key] = parse_yaml(text, f"override {item!r}")
+    return values
+
+
+def make_config(values: dict) -> Config:
+    """The default config updated by ``values``, checked whole by :func:`check_config`.
+    An unknown key or a value of the wrong type is an error naming it."""
     known = {f.name: f for f in fields(Config)}
     unknown = sorted(set(values) - set(known))
     if unknown:
@@ -148,7 +221,25 @@ def load_config(path: Optional[str], overrides: list[str]) -> Config:
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
         setattr(config, key, value)
+    check_config(config)
+    return config
+
+
+def check_config(config: Config) -> None:
+    """Every value in its range and the keys consistent with each other, or a ValueError naming the key."""
+    for key, bound in BOUNDS.items():
+        value = getattr(config, key)
+        if not bound.admits(value):
+            raise ValueError(f"config key {key!r} must be {bound}; got {value!r}")
     preset(config.rules)  # checks the preset name
+    if config.reward not in REWARD_MODES:
+        raise ValueError(f"config key 'reward' must be one of {', '.join(REWARD_MODES)}; got {config.reward!r}")
+    if config.device not in DEVICES:
+        raise ValueError(f"config key 'device' must be one of {', '.join(DEVICES)}; got {config.device!r}")
+    if not config.exp_name or Path(config.exp_name).name != config.exp_name or config.exp_name in (".", ".."):
+        raise ValueError(f"config key 'exp_name' must be a plain folder name (no '/'); got {config.exp_name!r}")
+    if not config.run_dir:
+        raise ValueError("config key 'run_dir' must name a folder; got ''")
     if not config.hidden_sizes or not all(type(size) is int and size > 0 for size in config.hidden_sizes):
         raise ValueError(f"config key 'hidden_sizes' must list one or more positive integers; "
                          f"got {config.hidden_sizes!r}")
@@ -157,7 +248,30 @@ def load_config(path: Optional[str], overrides: list[str]) -> Config:
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
     if unknown:
         raise ValueError(f"config key 'demo_phases': unknown phase(s) {unknown}; use auction, call, play")
-    return config
+
+
+def load_config(path: Optional[str], overrides: list[str]) -> Config:
+    """The default config, updated by a YAML file, then by key=value overrides."""
+    return make_config({**(read_mapping(path) if path else {}), **parse_overrides(overrides)})
+
+
+def resume_config(run: Path, overrides: list[str]) -> Config:
+    """The config saved in a run folder, with only the :data:`RESUME_OVERRIDES` overridden."""
+    if run.is_file():
+        training_checkpoint(run)  # a file that is no training checkpoint: the error says what it is
+        raise ValueError(f"--resume takes a run folder, not a file: {run} is a training checkpoint; "
+                         f"resume its folder, {run.parent}")
+    if not (run / "config.yaml").is_file():
+        raise ValueError(f"{run} is not a run folder of train.py: it has no config.yaml")
+    saved = read_mapping(run / "config.yaml")
+    for extra in ("version", "git_commit", *PER_PROCESS):  # not part of the run itself
+        saved.pop(extra, None)
+    changes = parse_overrides(overrides)
+    refused = [key for key in changes if key not in RESUME_OVERRIDES]
+    if refused:
+        raise ValueError(f"--resume cannot change {', '.join(map(repr, refused))}: it would make the run "
+                         f"another one; a resumed run may override only {', '.join(RESUME_OVERRIDES)}")
+    return make_config({**saved, **changes})
 
 
 def git_commit() -> str:
@@ -333,22 +447,164 @@ def unpack(obj):
     return obj
 
 
+# ----------------------------------------------------------------------------- run folder and signals
+LOCK_FILE = "train.lock"
+
+
+class RunFolderError(ValueError):
+    """A run folder that cannot be used as asked (taken, in use, or not a resumable run)."""
+
+
+class Interrupted(Exception):
+    """Training stopped on SIGINT or SIGTERM, with a checkpoint at an update boundary."""
+
+    def __init__(self, signum: int, message: str):
+        super().__init__(message)
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGINT (Ctrl-C) and SIGTERM (kill, schedulers) while training are noted and acted on at the
+    next update boundary: a checkpoint taken mid-rollout would hold half-made trajectories and a
+    rollout's worth of decisions that the resumed run would not repeat. A second signal stops at
+    once (KeyboardInterrupt), leaving the last checkpoint as it was; so does the first, once
+    ``at_once`` is set (for work after training, whose files are written whole or not at all)."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.received: Optional[int] = None
+        self.at_once = False
+        self.previous = {}
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
+            self.previous = {signum: signal.signal(signum, self.note) for signum in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        self.previous = {}
+
+    def note(self, signum, frame) -> None:
+        if self.received is not None or self.at_once:
+            raise KeyboardInterrupt
+        self.received = signum
+
+
+@contextlib.contextmanager
+def run_lock(run: Path):
+    """Hold an exclusive lock on the run folder for the run's duration, so that two trainers never
+    share one (they would race on checkpoint.pt). flock: the system releases it however we end."""
+    with open(run / LOCK_FILE, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunFolderError(f"{run} is in use by another train.py (it holds {run / LOCK_FILE}); "
+                                 "wait for it to end, or train in another folder") from None
+        yield
+
+
+def run_contents(run: Path) -> list[Path]:
+    """What a run folder holds besides its lock file (nothing if it does not exist)."""
+    if run.exists() and not run.is_dir():
+        raise RunFolderError(f"{run} is a file, not a run folder")
+    return [path for path in run.iterdir() if path.name != LOCK_FILE] if run.exists() else []
+
+
+def training_checkpoint(path: Path) -> dict:
+    """The contents of a training checkpoint; any other file is an error saying what it is."""
+    payload = load_checkpoint(path)
+    if "trainer" not in payload:
+        what = ("a belief model (agents.belief)" if payload.get("kind") == "belief"
+                else "an exported policy network (briscola export): it plays, but holds no trainer state")
+        raise ValueError(f"{path} is {what}; --resume continues a run folder written by train.py, "
+                         "whose checkpoint.pt is a training checkpoint")
+    return payload
+
+
+def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
+    """The checkpoint was written by the run its folder's config.yaml describes."""
+    theirs = payload.get("config", {})
+    fixed = [key for key, value in dataclasses.asdict(config).items()
+             if key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir") and key in theirs and theirs[key] != value]
+    if fixed:
+        raise RunFolderError(f"{path} was written by another run than its folder's config.yaml describes "
+                             f"(they differ in {', '.join(fixed)}); it cannot be resumed as this run")
+
+
+def training_device(name: str) -> torch.device:
+    if name == "cuda" and not torch.cuda.is_available():
+        raise RunFolderError("config key 'device' is 'cuda', but PyTorch sees no CUDA device here")
+    return torch.device("cuda" if name == "auto" and torch.cuda.is_available() else "cpu" if name == "auto" else name)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
 # ----------------------------------------------------------------------------- training
 def train(config: Config, resume: Optional[Path] = None) -> Path:
-    run = Path(config.run_dir) / f"{config.exp_name}-{config.seed}" if resume is None else resume
-    run.mkdir(parents=True, exist_ok=True)
-    if resume is None:
-        (run / "config.yaml").write_text(yaml.safe_dump(
-            {**dataclasses.asdict(config), "version": briscola_env.__version__, "git_commit": git_commit()}))
+    """Train a new run in run_dir/exp_name-seed, or continue the run folder ``resume``; returns
+    the folder. Everything is checked before a file is written: a folder that already holds a run
+    is refused (unless ``overwrite``), and one a trainer is using always is. SIGINT and SIGTERM
+    stop at the next update boundary with a checkpoint, raising :class:`Interrupted`. A new run
+    that ends before its first checkpoint leaves no folder behind."""
+    check_config(config)
+    device = training_device(config.device)
+    run = Path(config.run_dir) / f"{config.exp_name}-{config.seed}" if resume is None else Path(resume)
+    payload = None
+    if resume is not None:
+        try:
+            payload = training_checkpoint(run / "checkpoint.pt")
+        except ValueError as error:
+            raise RunFolderError(str(error)) from None
+        check_checkpoint_matches(payload, config, run / "checkpoint.pt")
+    elif run_contents(run) and not config.overwrite:
+        raise RunFolderError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
+                             "choose another exp_name, seed or run_dir, or replace it with overwrite=true")
+    with StopSignals() as stop:
+        run.mkdir(parents=True, exist_ok=True)
+        with run_lock(run):
+            try:
+                if resume is None:
+                    start_run_folder(run, config)
+                return run_training(config, run, payload, device, stop)
+            except BaseException:
+                if resume is None and not (run / "checkpoint.pt").exists():
+                    shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave nothing behind
+                raise
 
+
+def start_run_folder(run: Path, config: Config) -> None:
+    """Empty the folder (``overwrite``: checked before) and save the run's resolved config."""
+    for path in run_contents(run):
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    values = {key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}
+    write_atomically(run / "config.yaml", yaml.safe_dump(
+        {**values, "version": briscola_env.__version__, "git_commit": git_commit()}))
+
+
+def save_resumed_config(run: Path, config: Config) -> None:
+    """Keep config.yaml the run's own after a resume with overrides (how far, cadence, hardware),
+    so that the next resume goes on with them."""
+    saved = read_mapping(run / "config.yaml")
+    values = {**saved, **{key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}}
+    if values != saved:
+        write_atomically(run / "config.yaml", yaml.safe_dump(values))
+
+
+def run_training(config: Config, run: Path, payload: Optional[dict], device: torch.device,
+                 stop: StopSignals) -> Path:
     # Seeding: every random source comes from the config's seed.
     rng = np.random.default_rng(config.seed)
     torch.manual_seed(config.seed)
     sampler = torch.Generator().manual_seed(config.seed)
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
-    device = torch.device("cuda" if config.device == "auto" and torch.cuda.is_available()
-                          else "cpu" if config.device == "auto" else config.device)
 
     # Environment and opponents: owner[g, s] = 0 learner, 1 heuristic, 2 + k snapshot k.
     rules = preset(config.rules)
@@ -379,8 +635,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     num_updates = max(1, config.total_decisions // decisions_per_update)
     update = decisions = 0
 
-    if resume is not None:
-        payload = load_checkpoint(run / "checkpoint.pt")
+    if payload is not None:
         saved = unpack(payload["trainer"])
         net.load_state_dict(payload["model"])
         optimizer.load_state_dict(saved["optimizer"])
@@ -395,6 +650,14 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
         torch.set_rng_state(saved["torch_rng"])
         sampler.set_state(saved["sampler"])
         update, decisions = saved["update"], saved["decisions"]
+        if update >= num_updates and (run / "summary.md").exists():
+            print(f"{run} already finished: {update} updates, {decisions:,} decisions; "
+                  f"its results are in {run / 'summary.md'}", file=sys.stderr)
+            return run
+        save_resumed_config(run, config)
+    if update < num_updates:  # going further than a finished run went: its results are stale
+        for stale in (run / "summary.md", run / "games.jsonl"):
+            stale.unlink(missing_ok=True)
 
     def checkpoint() -> None:
         trainer = {"optimizer": optimizer.state_dict(), "env": env.state_dict(), "storage": storage.state_dict(),
@@ -410,88 +673,87 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     bar = tqdm(total=num_updates, initial=update, desc=config.exp_name, file=sys.stderr)
     latest_eval = ""
     stop_at = min(num_updates, update + config.stop_after) if config.stop_after else num_updates
-    try:
-        while update < stop_at:
-            # Rollout: every game makes num_steps decisions; hands that end complete their trajectories.
-            finished = []
-            for _ in range(config.num_steps):
-                seat = out.seat
-                who = owner[np.arange(config.num_envs), seat]
-                actions = np.empty(config.num_envs, dtype=np.int64)
-                learn = np.flatnonzero(who == 0)
-                learner_obs, learner_mask = out.obs[learn], out.mask[learn]
-                with torch.no_grad():
-                    logits, value, belief_logits = net.heads(torch.from_numpy(learner_obs).to(device),
-                                                             torch.from_numpy(learner_mask).to(device))
-                    log_probs = torch.log_softmax(logits, dim=1)
-                    action = sample_actions(log_probs, sampler)
-                    logprob = log_probs.gather(1, action[:, None]).squeeze(1)
-                    action = action.cpu().numpy()
-                actions[learn] = action
-                partner = belief_targets(env.state, out, learn)
-                if belief_logits is not None:
-                    belief.observe(env.state, learn, partner, torch.softmax(belief_logits, 1).cpu().numpy())
-                demo = np.full(len(learn), -1, dtype=np.int64)
-                if demo_weight(config, update, num_updates) > 0:
-                    shown = np.flatnonzero(SPEC.view(learner_obs, "phase")[:, demo_phases].any(axis=1))
-                    demo[shown] = heuristic.act(learner_obs[shown], learner_mask[shown])
-                storage.add(learn, seat[learn], learner_obs, learner_mask, action,
-                            logprob.cpu().numpy(), value.cpu().numpy(), demo, partner)
-                by_heuristic = np.flatnonzero(who == 1)
-                if by_heuristic.size:
-                    actions[by_heuristic] = heuristic.act(out.obs[by_heuristic], out.mask[by_heuristic])
-                for k, snapshot in enumerate(pool):
-                    rows = np.flatnonzero(who == 2 + k)
-                    if rows.size:
-                        with torch.no_grad():
-                            logits, _ = snapshot(torch.from_numpy(out.obs[rows]), torch.from_numpy(out.mask[rows]))
-                        actions[rows] = sample_actions(torch.log_softmax(logits, 1), sampler).numpy()
-                tick = time.time()
-                out = env.step(actions)
-                env_time += time.time() - tick
-                decisions += config.num_envs
-                ended = np.flatnonzero(out.done)
-                rewards = out.rewards.copy()
-                belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
-                storage.finish(ended, rewards, config.gamma, config.gae_lambda)
-                finished.append({key: out.info[key][ended] for key in GAME_FACTS} | {"learner": owner[ended] == 0})
-                assign_seats(ended)
+    while update < stop_at and stop.received is None:
+        # Rollout: every game makes num_steps decisions; hands that end complete their trajectories.
+        finished = []
+        for _ in range(config.num_steps):
+            seat = out.seat
+            who = owner[np.arange(config.num_envs), seat]
+            actions = np.empty(config.num_envs, dtype=np.int64)
+            learn = np.flatnonzero(who == 0)
+            learner_obs, learner_mask = out.obs[learn], out.mask[learn]
+            with torch.no_grad():
+                logits, value, belief_logits = net.heads(torch.from_numpy(learner_obs).to(device),
+                                                         torch.from_numpy(learner_mask).to(device))
+                log_probs = torch.log_softmax(logits, dim=1)
+                action = sample_actions(log_probs, sampler)
+                logprob = log_probs.gather(1, action[:, None]).squeeze(1)
+                action = action.cpu().numpy()
+            actions[learn] = action
+            partner = belief_targets(env.state, out, learn)
+            if belief_logits is not None:
+                belief.observe(env.state, learn, partner, torch.softmax(belief_logits, 1).cpu().numpy())
+            demo = np.full(len(learn), -1, dtype=np.int64)
+            if demo_weight(config, update, num_updates) > 0:
+                shown = np.flatnonzero(SPEC.view(learner_obs, "phase")[:, demo_phases].any(axis=1))
+                demo[shown] = heuristic.act(learner_obs[shown], learner_mask[shown])
+            storage.add(learn, seat[learn], learner_obs, learner_mask, action,
+                        logprob.cpu().numpy(), value.cpu().numpy(), demo, partner)
+            by_heuristic = np.flatnonzero(who == 1)
+            if by_heuristic.size:
+                actions[by_heuristic] = heuristic.act(out.obs[by_heuristic], out.mask[by_heuristic])
+            for k, snapshot in enumerate(pool):
+                rows = np.flatnonzero(who == 2 + k)
+                if rows.size:
+                    with torch.no_grad():
+                        logits, _ = snapshot(torch.from_numpy(out.obs[rows]), torch.from_numpy(out.mask[rows]))
+                    actions[rows] = sample_actions(torch.log_softmax(logits, 1), sampler).numpy()
+            tick = time.time()
+            out = env.step(actions)
+            env_time += time.time() - tick
+            decisions += config.num_envs
+            ended = np.flatnonzero(out.done)
+            rewards = out.rewards.copy()
+            belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
+            storage.finish(ended, rewards, config.gamma, config.gae_lambda)
+            finished.append({key: out.info[key][ended] for key in GAME_FACTS} | {"learner": owner[ended] == 0})
+            assign_seats(ended)
 
-            # Update: PPO on every completed learner decision.
-            update += 1
-            if config.anneal_lr:
-                optimizer.param_groups[0]["lr"] = config.learning_rate * (1 - (update - 1) / num_updates)
-            ids = storage.take_ready()
-            stats = ppo_update(net, optimizer, storage, ids, config, sampler, device,
-                               demo_weight(config, update - 1, num_updates)) if len(ids) else {}
+        # Update: PPO on every completed learner decision.
+        update += 1
+        if config.anneal_lr:
+            optimizer.param_groups[0]["lr"] = config.learning_rate * (1 - (update - 1) / num_updates)
+        ids = storage.take_ready()
+        stats = ppo_update(net, optimizer, storage, ids, config, sampler, device,
+                           demo_weight(config, update - 1, num_updates)) if len(ids) else {}
 
-            # Logging.
-            sps = int((decisions - start_decisions) / max(time.time() - start, 1e-9))
-            writer.add_scalar("charts/SPS", sps, decisions)
-            writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], decisions)
-            for name, value in stats.items():
-                writer.add_scalar(name if "/" in name else f"losses/{name}", value, decisions)
-            log_games(writer, finished, decisions)
-            belief.log(writer, decisions)
-            shares = np.bincount(np.minimum(owner, 2).ravel(), minlength=3) / owner.size
-            for name, share in zip(("learner", "heuristic", "snapshot"), shares):
-                writer.add_scalar(f"pool/{name}_seats", share, decisions)
-            writer.add_scalar("pool/snapshots", len(pool), decisions)
-            if update % config.snapshot_every == 0:
-                pool.append(copy.deepcopy(net).cpu().eval())
-                del pool[:-config.pool_size]
-            if update % config.eval_every == 0 or update == num_updates:
-                latest_eval = evaluate(net, rules, config, writer, decisions, config.eval_deals, update)
-            if update % config.checkpoint_every == 0:
-                checkpoint()
-            bar.set_postfix_str(f"SPS {sps} {latest_eval}")
-            bar.update(1)
-    except KeyboardInterrupt:
-        print("\ninterrupted: writing a checkpoint", file=sys.stderr)
-        checkpoint()
-        raise
+        # Logging.
+        sps = int((decisions - start_decisions) / max(time.time() - start, 1e-9))
+        writer.add_scalar("charts/SPS", sps, decisions)
+        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], decisions)
+        for name, value in stats.items():
+            writer.add_scalar(name if "/" in name else f"losses/{name}", value, decisions)
+        log_games(writer, finished, decisions)
+        belief.log(writer, decisions)
+        shares = np.bincount(np.minimum(owner, 2).ravel(), minlength=3) / owner.size
+        for name, share in zip(("learner", "heuristic", "snapshot"), shares):
+            writer.add_scalar(f"pool/{name}_seats", share, decisions)
+        writer.add_scalar("pool/snapshots", len(pool), decisions)
+        if update % config.snapshot_every == 0:
+            pool.append(copy.deepcopy(net).cpu().eval())
+            del pool[:-config.pool_size]
+        if update % config.eval_every == 0 or update == num_updates:
+            latest_eval = evaluate(net, rules, config, writer, decisions, config.eval_deals, update)
+        if update % config.checkpoint_every == 0:
+            checkpoint()
+        bar.set_postfix_str(f"SPS {sps} {latest_eval}")
+        bar.update(1)
     bar.close()
     checkpoint()
+    if stop.received is not None:
+        writer.close()
+        raise Interrupted(stop.received, f"{signal.Signals(stop.received).name}: stopped after update {update} "
+                                         f"of {num_updates}, checkpointed; continue: python train.py --resume {run}")
     if update < num_updates:
         print(f"stopped after update {update} of {num_updates}: python train.py --resume {run}", file=sys.stderr)
         writer.close()
@@ -501,8 +763,9 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     summary = (f"{decisions - start_decisions} decisions in {elapsed:.0f} s: "
                f"{(decisions - start_decisions) / max(elapsed, 1e-9):,.0f} decisions/s end to end, "
                f"{env_time / max(elapsed, 1e-9):.0%} of the time in the environment")
+    stop.at_once = True
     table = final_evaluation(run / "checkpoint.pt", rules, config)
-    (run / "summary.md").write_text(summary + "\n\n" + table + "\n")
+    write_atomically(run / "summary.md", summary + "\n\n" + table + "\n")  # last: the run's mark of completion
     print(summary)
     print(table)
     writer.close()
@@ -630,30 +893,42 @@ def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
     results = [evaluate_pair(PPOAgent(checkpoint, seed=1), other, config.final_eval_deals, seed=1, rules=rules,
                              names=(f"ppo:{checkpoint}", name))
                for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules)))]
-    if config.record_games:
+    if config.record_games:  # written whole, then renamed: never a partial or doubled file
+        games = checkpoint.parent / "games.jsonl"
+        temporary = games.with_name(games.name + ".tmp")
+        temporary.unlink(missing_ok=True)
         for result in results:
-            records.write(checkpoint.parent / "games.jsonl", result.records(rules))
+            records.write(temporary, result.records(rules))
+        os.replace(temporary, games)
     return edges_table(results)
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default="configs/default.yaml", help="YAML file of config values")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=(
+        "A new run's folder must not hold a run already (overwrite=true replaces it). --resume may "
+        f"override only {', '.join(RESUME_OVERRIDES)}. SIGINT (Ctrl-C) or SIGTERM stops at the end "
+        "of the current update, with a checkpoint; a second one stops at once."))
+    parser.add_argument("--config", default=None, help="YAML file of config values (default: configs/default.yaml)")
     parser.add_argument("--resume", type=Path, default=None, help="a run folder to continue")
     parser.add_argument("overrides", nargs="*", help="key=value config overrides")
     args = parser.parse_args(argv)
+    if args.resume is not None and args.config is not None:
+        parser.error("--resume continues a run with its own config.yaml: --config does not go with it")
     try:
-        if args.resume is not None:
-            saved = yaml.safe_load((args.resume / "config.yaml").read_text())
-            for per_process in ("version", "git_commit", "stop_after"):  # not part of the run itself
-                saved.pop(per_process, None)
-            config = load_config(None, [f"{k}={yaml.safe_dump(v, default_flow_style=True).strip()}"
-                                        for k, v in saved.items()] + args.overrides)
-        else:
-            config = load_config(args.config, args.overrides)
-    except (ValueError, OSError) as error:
+        config = (resume_config(args.resume, args.overrides) if args.resume is not None
+                  else load_config(args.config or "configs/default.yaml", args.overrides))
+    except ValueError as error:
         parser.error(str(error))
-    train(config, args.resume)
+    try:
+        train(config, args.resume)
+    except RunFolderError as error:
+        parser.error(str(error))
+    except Interrupted as stopped:
+        print(stopped, file=sys.stderr)
+        sys.exit(128 + stopped.signum)
+    except KeyboardInterrupt:
+        print("interrupted: stopped at once, without a new checkpoint", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":
