@@ -146,7 +146,7 @@ class BeliefModel:
 
     @classmethod
     def load(cls, path) -> "BeliefModel":
-        payload = read_checkpoint(path)
+        payload = read_checkpoint(path, "belief model")
         kind = checkpoint_kind(payload)
         if kind != "belief":
             what = CHECKPOINT_KINDS[kind] if kind else "not a model this project writes"

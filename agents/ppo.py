@@ -146,18 +146,19 @@ CHECKPOINT_KINDS = {
 """What a checkpoint file can hold, as :func:`checkpoint_kind` names it, and how messages say it."""
 
 
-def read_checkpoint(path) -> dict:
-    """The dict a checkpoint file holds, read as data only; a missing or foreign file is a ValueError."""
+def read_checkpoint(path, what: str = "checkpoint") -> dict:
+    """The dict a checkpoint file holds, read as data only; a missing or foreign file is a ValueError
+    saying that it is no ``what``."""
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
-        raise ValueError(f"no checkpoint at {path}") from None
+        raise ValueError(f"no {what} at {path}") from None
     except Exception as error:  # noqa: BLE001 - a corrupt or foreign file: say so plainly
         reason = (str(error).splitlines() or [""])[0].split(". ")[0][:160]  # torch's first sentence says it
-        raise ValueError(f"{path} is not a checkpoint file: torch.load(weights_only=True) cannot read it "
+        raise ValueError(f"{path} is not a readable {what}: torch.load(weights_only=True) cannot read it "
                          f"({type(error).__name__}: {reason})") from None
     if not isinstance(payload, dict):
-        raise ValueError(f"{path} is not a checkpoint: it holds a {type(payload).__name__}, not a dict")
+        raise ValueError(f"{path} is not a {what}: it holds a {type(payload).__name__}, not a dict")
     return payload
 
 
