@@ -14,7 +14,9 @@ Agent specs are those of :func:`agents.make_agent`. With two specs, A's and
 B's paired edges (see :mod:`evaluation.duplicate`); with more, every pair on
 the same deals. Prints Markdown tables (edges, per-agent statistics,
 OpenSkill ratings) and writes them, ``results.json`` and PNG plots into
-``--out``.
+``--out``, a run folder of its own (see :mod:`evaluation.report`): one that
+is not empty is refused, and ``results.json``, written last, is there only
+when the run finished.
 """
 
 from __future__ import annotations
@@ -29,23 +31,33 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import make_agent
-from briscola_env import __version__, preset, records
+from briscola_env import __version__, preset
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import PRESETS
 
-from .duplicate import PairResult, evaluate_one_sided, round_robin
-from .report import edges_table, one_sided_table, ratings, ratings_table, stats_table, write
+from .duplicate import DuplicateResult, evaluate_one_sided, round_robin
+from .report import claim_folder, ratings, results_markdown, writable_folder, write
 from .session import play_sessions
 from .terminal import play_in_terminal, replay_in_terminal
 
 
-def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
-             out: Optional[Path]) -> tuple[list[PairResult], dict]:
-    """The Python API behind ``briscola evaluate``: the pair results and the ratings."""
+def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path],
+             record: bool = False, one_sided: bool = False,
+             numbered_out: bool = False) -> tuple[list[DuplicateResult], dict, Optional[Path]]:
+    """The Python API behind ``briscola evaluate``: the pair results, the ratings, and the run
+    folder written (none if ``out`` is None; see :func:`.report.claim_folder` for ``numbered_out``).
+    One-sided, exactly two specs: the first's edge alone, among four of the second."""
+    if one_sided and len(specs) != 2:
+        raise ValueError("--one-sided evaluates exactly two agent specs: the first against the second")
     if len(specs) < 2:
         raise ValueError("evaluate needs at least two agent specs")
-    agents = [make_agent(spec, seed=seed + i, rules=preset(rules_name)) for i, spec in enumerate(specs)]
+    if record and out is None:
+        raise ValueError("recording games needs a run folder to write them into")
+    rules = preset(rules_name)
+    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
+    if out is not None:
+        out = claim_folder(out, numbered_out)
     pairs = len(specs) * (len(specs) - 1) // 2
     with tqdm(total=deals * pairs, unit="deal", desc="evaluate", file=sys.stderr) as bar:
         done = [0]
@@ -54,25 +66,16 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str,
             bar.update(n - done[0])
             done[0] = n if n < deals else 0
 
-        results = round_robin(agents, names, deals, seed, preset(rules_name), progress=progress)
+        if one_sided:
+            results = [evaluate_one_sided(*agents, deals, seed, rules, names=tuple(names), progress=progress)]
+        else:
+            results = round_robin(agents, names, deals, seed, rules, progress=progress)
     rated = ratings(results)
     if out is not None:
         write(results, rated, out, {"version": __version__, "specs": specs, "deals": deals, "seed": seed,
-                                    "rules": rules_name})
-    return results, rated
-
-
-def evaluate_first_only(specs: list[str], deals: int, seed: int, rules_name: str) -> str:
-    """The Python API behind ``briscola evaluate --one-sided``: the first agent's edge over the
-    second, alone among four of them, with its statistics, as Markdown."""
-    if len(specs) != 2:
-        raise ValueError("--one-sided evaluates exactly two agent specs: the first against the second")
-    rules = preset(rules_name)
-    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
-    with tqdm(total=deals, unit="deal", desc="evaluate", file=sys.stderr) as bar:
-        result = evaluate_one_sided(*agents, deals, seed, rules, names=tuple(specs),
-                                    progress=lambda n: bar.update(n - bar.n))
-    return one_sided_table(result)
+                                    "rules": rules_name, "one_sided": one_sided, "recorded": record},
+              record_rules=rules if record else None)
+    return results, rated, out
 
 
 def session(specs: list[str], sessions: int, hands: Optional[int], target: Optional[float], seed: int,
@@ -97,6 +100,9 @@ def train_belief_model(specs: list[str], games: int, seed: int, rules_name: str,
 
     rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    if out.is_dir():
+        raise ValueError(f"{out} is a folder: --out names the model file to write, such as runs/belief.pt")
+    writable_folder(out.parent)
     rng = np.random.default_rng(seed)
     held_out = max(1, games // 10)
     layout = rng.integers(0, len(agents), (games + held_out, NUM_SEATS))
@@ -123,11 +129,35 @@ def concealment_report(specs: list[str], belief_path: Path, games: int, seed: in
 
     belief = BeliefModel.load(belief_path)
     rules = preset(rules_name)
-    results = [concealment(belief.probabilities, make_agent(spec, seed=seed + i, rules=rules), spec, games,
-                           seed, rules) for i, spec in enumerate(specs)]
+    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    if out is not None:
+        claim_folder(out)
+    results = [concealment(belief.probabilities, agent, spec, games, seed, rules) for agent, spec in zip(agents, specs)]
     if out is not None:
         write_concealment(results, out)
     return concealment_table(results)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a count of deals, games, hands...)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1; got {value}")
+    return value
+
+
+def positive_score(text: str) -> float:
+    """An argparse type: a finite score above 0 (a session's target)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number above 0; got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0; got {text}")
+    return value
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -135,19 +165,23 @@ def main(argv: Optional[list[str]] = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     ev = commands.add_parser("evaluate", help="paired duplicate evaluation of agents")
     ev.add_argument("specs", nargs="+", help="agent specs: random, random:seed=3, package.module:Class")
-    ev.add_argument("--deals", type=int, default=2000, help="deals to play (x12 games per pair)")
+    ev.add_argument("--deals", type=positive_int, default=2000, help="deals to play (x12 games per pair)")
     ev.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     ev.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     ev.add_argument("--out", type=Path, default=None,
-                    help="run folder for results.json, results.md and plots/ (default runs/evaluate-<time>)")
+                    help="run folder for results.json, results.md and plots/, new or empty: a folder that is not "
+                         "empty is refused, so runs never mix (default runs/evaluate-<time>, numbered -2, -3... "
+                         "if taken); results.json is written last, so a folder without it is an unfinished run")
     ev.add_argument("--record", action="store_true", help="also write every game to games.jsonl in the run folder")
     ev.add_argument("--one-sided", action="store_true",
-                    help="two specs only: the first's edge alone, from half the games (for costly agents: search)")
+                    help="two specs only: the first's edge alone, from half the games (for costly agents: search); "
+                         "the same outputs, with B's edge marked not measured and B's statistics from the all-B "
+                         "games")
     se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7")
     se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
-    se.add_argument("--sessions", type=int, default=200, help="sessions played (all at once)")
-    se.add_argument("--hands", type=int, default=None, help="hands per session")
-    se.add_argument("--target", type=float, default=None, help="end when a player reaches this score")
+    se.add_argument("--sessions", type=positive_int, default=200, help="sessions played (all at once)")
+    se.add_argument("--hands", type=positive_int, default=None, help="hands per session")
+    se.add_argument("--target", type=positive_score, default=None, help="end when a player reaches this score")
     se.add_argument("--seed", type=int, default=0)
     se.add_argument("--rules", default="standard", choices=list(PRESETS))
     pl = commands.add_parser("play", help="play a hand against agents in the terminal")
@@ -158,18 +192,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     pl.add_argument("--lang", default="it", choices=["it", "en"])
     be = commands.add_parser("belief", help="train a partner-belief model on games of agents")
     be.add_argument("specs", nargs="+", help="agent specs; each seat of each game is drawn from them")
-    be.add_argument("--games", type=int, default=20_000)
-    be.add_argument("--epochs", type=int, default=4)
+    be.add_argument("--games", type=positive_int, default=20_000)
+    be.add_argument("--epochs", type=positive_int, default=4)
     be.add_argument("--seed", type=int, default=0)
     be.add_argument("--rules", default="standard", choices=list(PRESETS))
     be.add_argument("--out", type=Path, default=Path("runs/belief.pt"), help="where to save the model")
     co = commands.add_parser("concealment", help="how well each population's partners hide from a belief model")
     co.add_argument("specs", nargs="+", help="one population per spec (that agent at every seat)")
     co.add_argument("--belief", type=Path, required=True, help="a model from: briscola belief ...")
-    co.add_argument("--games", type=int, default=2000)
+    co.add_argument("--games", type=positive_int, default=2000)
     co.add_argument("--seed", type=int, default=0)
     co.add_argument("--rules", default="standard", choices=list(PRESETS))
-    co.add_argument("--out", type=Path, default=None, help="folder for concealment.md, .json and .png")
+    co.add_argument("--out", type=Path, default=None,
+                    help="folder for concealment.md, .json and .png, new or empty (one that is not empty is refused)")
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("out", type=Path)
@@ -180,16 +215,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     rp.add_argument("--lang", default="it", choices=["it", "en"])
     args = parser.parse_args(argv)
     try:
-        if args.command == "evaluate" and args.one_sided:
-            print(evaluate_first_only(args.specs, args.deals, args.seed, args.rules))
-        elif args.command == "evaluate":
-            out = args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S")
-            results, rated = evaluate(args.specs, args.deals, args.seed, args.rules, out)
+        if args.command == "evaluate":
+            results, rated, out = evaluate(args.specs, args.deals, args.seed, args.rules,
+                                           args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S"),
+                                           args.record, args.one_sided, numbered_out=args.out is None)
             if args.record:
-                n = sum(records.write(out / "games.jsonl", r.records(preset(args.rules))) for r in results)
-                print(f"{n} games recorded in {out / 'games.jsonl'}", file=sys.stderr)
+                games = sum(r.games.batch_size for r in results)
+                print(f"{games} games recorded in {out / 'games.jsonl'}", file=sys.stderr)
             print(f"results in {out}", file=sys.stderr)
-            print("\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)]))
+            print(results_markdown(results, rated))
         elif args.command == "belief":
             print(train_belief_model(args.specs, args.games, args.seed, args.rules, args.out, args.epochs))
         elif args.command == "concealment":

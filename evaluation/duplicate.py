@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, ClassVar, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -29,19 +29,49 @@ from .play import play_games
 from .stats import AgentStats, agent_stats
 
 GAMES_PER_DEAL = 2 * (1 + NUM_SEATS)
+GAMES_PER_DEAL_ONE_SIDED = 1 + NUM_SEATS  # all-B, then A alone at each seat
 A, B = 0, 1
+# Per seat s, the game of a deal (in duplicate_layout's order) whose hand at s is measured:
+ALONE_A = 1 + np.arange(NUM_SEATS)  # A alone at s among B's
+ALONE_B = 2 + NUM_SEATS + np.arange(NUM_SEATS)  # B alone at s among A's
+ALL_B = np.zeros(NUM_SEATS, dtype=np.int64)  # B at s of the all-B game
 
 
-def duplicate_layout(num_deals: int) -> np.ndarray:
-    """``(num_deals * 12, 5)`` seat assignments: agent 0 (A) or 1 (B) at each seat."""
+def duplicate_layout(num_deals: int, one_sided: bool = False) -> np.ndarray:
+    """``(num_deals * 12, 5)`` seat assignments: agent 0 (A) or 1 (B) at each seat; one-sided,
+    only each deal's first six games (all-B, then A alone at each seat)."""
     one_deal = [[B] * NUM_SEATS] + [[A if s == k else B for s in range(NUM_SEATS)] for k in range(NUM_SEATS)]
-    one_deal += [[A] * NUM_SEATS] + [[B if s == k else A for s in range(NUM_SEATS)] for k in range(NUM_SEATS)]
+    if not one_sided:
+        one_deal += [[A] * NUM_SEATS] + [[B if s == k else A for s in range(NUM_SEATS)] for k in range(NUM_SEATS)]
     return np.tile(np.array(one_deal), (num_deals, 1))
 
 
 @dataclass
-class PairResult:
-    """A's and B's paired edges, per hand, with 95% bootstrap intervals."""
+class Edge:
+    """One side of a duplicate evaluation: ``agent`` alone among ``among``'s copies."""
+
+    agent: str
+    among: str
+    mean: float  # per hand
+    ci: tuple  # 95% bootstrap interval over deals
+    per_seat: np.ndarray  # (deals, 5) the edge on each deal and seat
+
+
+@dataclass
+class Hands:
+    """The hands an agent's statistics were measured on: it held seat ``seat[k]`` of game ``game[k]``."""
+
+    agent: str
+    among: str  # the agent at the other four seats
+    stats: AgentStats
+    game: np.ndarray  # (deals * 5,) indices into the result's games, deal-major
+    seat: np.ndarray  # (deals * 5,)
+
+
+@dataclass
+class DuplicateResult:
+    """What a duplicate evaluation of A against B measured; :class:`PairResult` (both sides) and
+    :class:`OneSidedResult` (A's side alone: B's edge is None) differ only in the games played."""
 
     a: str
     b: str
@@ -49,33 +79,85 @@ class PairResult:
     deal_seeds: np.ndarray = field(repr=False)
     edge_a: float  # one A among four B's, against all B's
     edge_a_ci: tuple
-    edge_b: float  # one B among four A's, against all A's
-    edge_b_ci: tuple
+    edge_b: Optional[float]  # one B among four A's, against all A's; None one-sided
+    edge_b_ci: Optional[tuple]
     per_seat_a: np.ndarray = field(repr=False)  # (deals, 5) A's edge on each deal and seat
-    per_seat_b: np.ndarray = field(repr=False)
+    per_seat_b: Optional[np.ndarray] = field(repr=False)
     stats_a: AgentStats = field(repr=False)  # A alone among B's
-    stats_b: AgentStats = field(repr=False)  # B alone among A's
-    games: engine.State = field(repr=False)  # every game played, 12 per deal (see duplicate_layout)
+    stats_b: AgentStats = field(repr=False)  # B alone among A's; one-sided, B at the all-B table
+    games: engine.State = field(repr=False)  # every game played (see duplicate_layout)
     actions: list = field(repr=False)  # per chunk of deals, (games, steps) actions, -1 padded
+
+    one_sided: ClassVar[bool]
+    games_per_deal: ClassVar[int]
+    NOT_MEASURED: ClassVar[str] = "not measured (one-sided)"
 
     def records(self, rules: Optional[RulesConfig] = None) -> Iterator[dict]:
         """Game records (:mod:`briscola_env.records`) of every game played."""
         names = (self.a, self.b)
-        layout = duplicate_layout(self.deals)
+        layout = duplicate_layout(self.deals, self.one_sided)
         deals, dealers = engine.deal_from_seeds(self.deal_seeds)
         g = 0
         for actions in self.actions:
             for row in actions:
-                d = g // GAMES_PER_DEAL
+                d = g // self.games_per_deal
                 yield game_record(rules or RulesConfig(), deals[d], dealers[d], row[row >= 0],
                                   [names[k] for k in layout[g]])
                 g += 1
 
+    def edges(self) -> list[Edge]:
+        """The sides measured: A's, and B's unless one-sided."""
+        edges = [Edge(self.a, self.b, self.edge_a, self.edge_a_ci, self.per_seat_a)]
+        if not self.one_sided:
+            edges.append(Edge(self.b, self.a, self.edge_b, self.edge_b_ci, self.per_seat_b))
+        return edges
+
+    def hands(self) -> list[Hands]:
+        """A's and B's statistics, each with the hands it was measured on."""
+        seat = np.tile(np.arange(NUM_SEATS), self.deals)
+        b_games, b_among = (ALL_B, self.b) if self.one_sided else (ALONE_B, self.a)
+        return [Hands(self.a, self.b, self.stats_a, _games_of(self.deals, self.games_per_deal, ALONE_A), seat),
+                Hands(self.b, b_among, self.stats_b, _games_of(self.deals, self.games_per_deal, b_games), seat)]
+
     def as_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "deals": self.deals,
-                "edge_a": self.edge_a, "edge_a_ci": list(self.edge_a_ci),
-                "edge_b": self.edge_b, "edge_b_ci": list(self.edge_b_ci),
-                "stats_a": self.stats_a.as_dict(), "stats_b": self.stats_b.as_dict()}
+        b_edge = {"edge_b": self.edge_b, "edge_b_ci": None if self.one_sided else list(self.edge_b_ci)}
+        return {"a": self.a, "b": self.b, "deals": self.deals, "one_sided": self.one_sided,
+                "edge_a": self.edge_a, "edge_a_ci": list(self.edge_a_ci), **b_edge,
+                **({"edge_b_note": self.NOT_MEASURED} if self.one_sided else {}),
+                "stats_a": self.stats_a.as_dict(), "stats_a_among": self.b,
+                "stats_b": self.stats_b.as_dict(), "stats_b_among": self.hands()[1].among}
+
+
+@dataclass
+class PairResult(DuplicateResult):
+    """A's and B's paired edges, per hand, with 95% bootstrap intervals: 12 games per deal."""
+
+    one_sided: ClassVar[bool] = False
+    games_per_deal: ClassVar[int] = GAMES_PER_DEAL
+
+
+@dataclass
+class OneSidedResult(DuplicateResult):
+    """A's paired edge over B alone, from 6 games per deal: one A among four B's against the
+    all-B game. B's edge is not measured; B's statistics are those of the all-B games."""
+
+    one_sided: ClassVar[bool] = True
+    games_per_deal: ClassVar[int] = GAMES_PER_DEAL_ONE_SIDED
+
+
+def _games_of(deals: int, games_per_deal: int, game_in_deal: np.ndarray) -> np.ndarray:
+    """``(deals * 5,)`` deal-major: for each deal and seat s, the index of its game ``game_in_deal[s]``."""
+    return (np.arange(deals)[:, None] * games_per_deal + game_in_deal).ravel()
+
+
+def _stats(games: engine.State, game_of: np.ndarray, deal_seeds: np.ndarray,
+           ci_rng: np.random.Generator) -> AgentStats:
+    """Statistics of the agent at each seat s of the games ``game_of`` (see :func:`_games_of`)."""
+    deals = len(deal_seeds)
+    seat_of, deal_of = np.tile(np.arange(NUM_SEATS), deals), np.repeat(np.arange(deals), NUM_SEATS)
+    seat_of_card, _ = engine.deal_from_seeds(deal_seeds)
+    dealt = seat_of_card[deal_of] == seat_of[:, None]  # the hand it was dealt
+    return agent_stats(games.take(game_of), seat_of, deal_of, ci_rng, dealt)
 
 
 def _seed(agent_a: Agent, agent_b: Agent, deals: int, seed: int) -> np.ndarray:
@@ -89,6 +171,29 @@ def _seed(agent_a: Agent, agent_b: Agent, deals: int, seed: int) -> np.ndarray:
     return deal_seeds
 
 
+def _play(agent_a: Agent, agent_b: Agent, deals: int, seed: int, rules: Optional[RulesConfig], chunk: int,
+          one_sided: bool, progress: Optional[Callable[[int], None]]):
+    """Every deal's games of :func:`duplicate_layout`, ``chunk`` deals at a time: the deal seeds,
+    the games, the actions per chunk and the edges ``(deals, sides, 5)`` (side 0: A alone)."""
+    deal_seeds = _seed(agent_a, agent_b, deals, seed)
+    layout = duplicate_layout(1, one_sided)
+    sides = len(layout) // (1 + NUM_SEATS)
+    edges = np.empty((deals, sides, NUM_SEATS))
+    played, history = [], []
+    for start in range(0, deals, chunk):
+        n = min(chunk, deals - start)
+        state, actions = play_games([agent_a, agent_b], np.tile(layout, (n, 1)),
+                                    np.repeat(deal_seeds[start:start + n], len(layout)), rules)
+        history.append(actions)
+        pay = state.rewards.reshape(n, sides, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
+        alone = pay[:, :, 1:][:, :, np.arange(NUM_SEATS), np.arange(NUM_SEATS)]  # his own seat
+        edges[start:start + n] = alone - pay[:, :, 0, :]
+        played.append(state)
+        if progress:
+            progress(start + n)
+    return deal_seeds, engine.concatenate(played), history, edges
+
+
 def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
                   rules: Optional[RulesConfig] = None, chunk: int = 256, names: tuple = ("A", "B"),
                   progress: Optional[Callable[[int], None]] = None) -> PairResult:
@@ -96,47 +201,16 @@ def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
 
     Deals are played ``chunk`` at a time (12 games each); ``progress(n)`` is
     called with the number of deals done after each chunk."""
-    deal_seeds = _seed(agent_a, agent_b, deals, seed)
-    edges = np.empty((deals, 2, NUM_SEATS))
-    played, history = [], []
-    for start in range(0, deals, chunk):
-        n = min(chunk, deals - start)
-        state, actions = play_games([agent_a, agent_b], duplicate_layout(n),
-                                    np.repeat(deal_seeds[start:start + n], GAMES_PER_DEAL), rules)
-        history.append(actions)
-        pay = state.rewards.reshape(n, 2, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
-        alone = pay[:, :, 1:][:, :, np.arange(NUM_SEATS), np.arange(NUM_SEATS)]  # his own seat
-        edges[start:start + n] = alone - pay[:, :, 0, :]
-        played.append(state)
-        if progress:
-            progress(start + n)
-    games = engine.concatenate(played)
+    deal_seeds, games, history, edges = _play(agent_a, agent_b, deals, seed, rules, chunk, False, progress)
     per_deal = edges.mean(axis=2)  # (deals, 2): a deal's seats share the cards, so they resample together
     ci_rng = np.random.default_rng(seed + 1)
-    game_of = np.arange(deals)[:, None] * GAMES_PER_DEAL + 1 + np.arange(NUM_SEATS)  # A alone at seat s
-    seat_of = np.tile(np.arange(NUM_SEATS), deals)
-    deal_of = np.repeat(np.arange(deals), NUM_SEATS)
-    seat_of_card, _ = engine.deal_from_seeds(deal_seeds)
-    dealt = seat_of_card[deal_of] == seat_of[:, None]  # the hand each lone agent was dealt
-    stats = [agent_stats(games.take(game_of.ravel() + offset), seat_of, deal_of, ci_rng, dealt)
-             for offset in (0, 1 + NUM_SEATS)]
+    stats_a, stats_b = (_stats(games, _games_of(deals, GAMES_PER_DEAL, alone), deal_seeds, ci_rng)
+                        for alone in (ALONE_A, ALONE_B))
     return PairResult(names[0], names[1], deals, deal_seeds,
-                      float(per_deal[:, A].mean()), bootstrap_ci(per_deal[:, A], ci_rng),
-                      float(per_deal[:, B].mean()), bootstrap_ci(per_deal[:, B], ci_rng),
-                      edges[:, A], edges[:, B], stats[0], stats[1], games, history)
-
-
-@dataclass
-class OneSidedResult:
-    """A's paired edge over B alone: one A among four B's against the all-B game."""
-
-    a: str
-    b: str
-    deals: int
-    edge_a: float
-    edge_a_ci: tuple
-    per_seat_a: np.ndarray = field(repr=False)  # (deals, 5)
-    stats_a: AgentStats = field(repr=False)  # A alone among B's
+                      edge_a=float(per_deal[:, A].mean()), edge_a_ci=bootstrap_ci(per_deal[:, A], ci_rng),
+                      edge_b=float(per_deal[:, B].mean()), edge_b_ci=bootstrap_ci(per_deal[:, B], ci_rng),
+                      per_seat_a=edges[:, A], per_seat_b=edges[:, B], stats_a=stats_a, stats_b=stats_b,
+                      games=games, actions=history)
 
 
 def evaluate_one_sided(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
@@ -145,29 +219,15 @@ def evaluate_one_sided(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0
     """A's edge of :func:`evaluate_pair` only, from half its games (all-B, then A alone at each
     seat) on the same deals: for agents too costly to seat four at a table, such as search
     (four search agents bid against each other for a long time)."""
-    deal_seeds = _seed(agent_a, agent_b, deals, seed)
-    per_deal_games = 1 + NUM_SEATS
-    layout = duplicate_layout(1)[:per_deal_games]
-    edges = np.empty((deals, NUM_SEATS))
-    played = []
-    for start in range(0, deals, chunk):
-        n = min(chunk, deals - start)
-        state, _ = play_games([agent_a, agent_b], np.tile(layout, (n, 1)),
-                              np.repeat(deal_seeds[start:start + n], per_deal_games), rules)
-        pay = state.rewards.reshape(n, per_deal_games, NUM_SEATS)
-        edges[start:start + n] = pay[:, 1:][:, np.arange(NUM_SEATS), np.arange(NUM_SEATS)] - pay[:, 0, :]
-        played.append(state)
-        if progress:
-            progress(start + n)
-    games = engine.concatenate(played)
-    ci_rng = np.random.default_rng(seed + 1)
-    alone = (np.arange(deals)[:, None] * per_deal_games + 1 + np.arange(NUM_SEATS)).ravel()
-    seat_of, deal_of = np.tile(np.arange(NUM_SEATS), deals), np.repeat(np.arange(deals), NUM_SEATS)
-    seat_of_card, _ = engine.deal_from_seeds(deal_seeds)
-    stats = agent_stats(games.take(alone), seat_of, deal_of, ci_rng, seat_of_card[deal_of] == seat_of[:, None])
-    per_deal = edges.mean(axis=1)
-    return OneSidedResult(names[0], names[1], deals, float(per_deal.mean()), bootstrap_ci(per_deal, ci_rng),
-                          edges, stats)
+    deal_seeds, games, history, edges = _play(agent_a, agent_b, deals, seed, rules, chunk, True, progress)
+    per_deal = edges[:, A].mean(axis=1)
+    ci_rng = np.random.default_rng(seed + 1)  # B's statistics draw last: A's interval is that of earlier runs
+    stats_a = _stats(games, _games_of(deals, GAMES_PER_DEAL_ONE_SIDED, ALONE_A), deal_seeds, ci_rng)
+    edge_a_ci = bootstrap_ci(per_deal, ci_rng)
+    stats_b = _stats(games, _games_of(deals, GAMES_PER_DEAL_ONE_SIDED, ALL_B), deal_seeds, ci_rng)
+    return OneSidedResult(names[0], names[1], deals, deal_seeds, edge_a=float(per_deal.mean()), edge_a_ci=edge_a_ci,
+                          edge_b=None, edge_b_ci=None, per_seat_a=edges[:, A], per_seat_b=None,
+                          stats_a=stats_a, stats_b=stats_b, games=games, actions=history)
 
 
 def round_robin(agents: Sequence[Agent], names: Sequence[str], deals: int, seed: int = 0,

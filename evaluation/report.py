@@ -1,27 +1,45 @@
-"""Reports of an evaluation: Markdown tables, ratings, JSON and PNG plots."""
+"""Reports of an evaluation: Markdown tables, ratings, JSON and PNG plots, in a run folder.
+
+A run folder holds one run: :func:`claim_folder` refuses one that is not empty
+(and checks it can be written before the work starts), and :func:`write`
+writes ``results.json`` last and atomically, so a folder with a
+``results.json`` is complete and one without it is an interrupted run.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+import tempfile
 from pathlib import Path
+from typing import Optional, Sequence
 
 import numpy as np
 
+from briscola_env import records
 from briscola_env.actions import POINT_BID_OFFSET, action_to_text
 from briscola_env.cards import NUM_SEATS
+from briscola_env.rules import RulesConfig
 
-from .duplicate import GAMES_PER_DEAL, OneSidedResult, PairResult
+from .duplicate import DuplicateResult, Edge
 from .stats import ROLES
 
 MAX_RATED_GAMES = 20_000  # duels per pair: ratings settle long before, and rating is a Python loop
 
 
-def edges_table(results: list[PairResult]) -> str:
+def _edge_cell(edge: Edge) -> str:
+    return f"{edge.mean:+.3f} ({edge.ci[0]:+.3f}, {edge.ci[1]:+.3f})"
+
+
+def edges_table(results: Sequence[DuplicateResult]) -> str:
     rows = ["| A | B | deals | A's edge per hand (95% CI) | B's edge per hand (95% CI) |",
             "|---|---|---:|---|---|"]
     for r in results:
-        rows.append(f"| {r.a} | {r.b} | {r.deals} | {r.edge_a:+.3f} ({r.edge_a_ci[0]:+.3f}, {r.edge_a_ci[1]:+.3f}) "
-                    f"| {r.edge_b:+.3f} ({r.edge_b_ci[0]:+.3f}, {r.edge_b_ci[1]:+.3f}) |")
+        cells = [_edge_cell(edge) for edge in r.edges()]
+        if r.one_sided:
+            cells.append(r.NOT_MEASURED)
+        rows.append(f"| {r.a} | {r.b} | {r.deals} | {' | '.join(cells)} |")
     return "\n".join(rows)
 
 
@@ -44,26 +62,21 @@ def _stats_row(name: str, other: str, s) -> str:
             f"{s.mean_captured_points:.1f} | {s.cappotto_rate:.1%} | {_fmt(s.bid_strength_correlation, '+.2f')} |")
 
 
-def stats_table(results: list[PairResult]) -> str:
+def stats_table(results: Sequence[DuplicateResult]) -> str:
+    """Each agent's statistics; one-sided, B's are those of the all-B games (B among B's)."""
     rows = list(STATS_HEADER)
     for r in results:
-        rows += [_stats_row(r.a, r.b, r.stats_a), _stats_row(r.b, r.a, r.stats_b)]
+        rows += [_stats_row(hands.agent, hands.among, hands.stats) for hands in r.hands()]
     return "\n".join(rows)
 
 
-def one_sided_table(r: OneSidedResult) -> str:
-    """A's edge and A's statistics among B's, as Markdown."""
-    return "\n".join(["| A | B | deals | A's edge per hand (95% CI) |", "|---|---|---:|---|",
-                      f"| {r.a} | {r.b} | {r.deals} | {r.edge_a:+.3f} ({r.edge_a_ci[0]:+.3f}, {r.edge_a_ci[1]:+.3f}) |",
-                      "", *STATS_HEADER, _stats_row(r.a, r.b, r.stats_a)])
-
-
-def ratings(results: list[PairResult]) -> dict[str, dict]:
+def ratings(results: Sequence[DuplicateResult]) -> dict[str, dict]:
     """OpenSkill (Plackett-Luce) ratings from paired duels: on each deal and
     seat, an agent alone among the other's copies *duels* the other agent
     holding the same cards in the same place at an all-other table; the one
     with the higher payoff wins (equal payoffs draw). Team results would
-    credit the lone agent's copies-of-the-opponent teammates as much as him."""
+    credit the lone agent's copies-of-the-opponent teammates as much as him.
+    A one-sided evaluation has only A's duels."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -71,10 +84,12 @@ def ratings(results: list[PairResult]) -> dict[str, dict]:
     for r in results:
         for name in (r.a, r.b):
             rating.setdefault(name, model.rating(name=name))
-        edges = np.stack([r.per_seat_a, r.per_seat_b], axis=1).reshape(-1, 2 * NUM_SEATS)  # deal-major
+        sides = r.edges()
+        edges = np.stack([side.per_seat for side in sides], axis=1).reshape(-1)  # deal-major, then side, seat
+        side_of = np.tile(np.repeat(np.arange(len(sides)), NUM_SEATS), r.deals)
         step = max(1, edges.size // MAX_RATED_GAMES)
-        for k, edge in enumerate(edges.reshape(-1)[::step]):
-            lone, other = (r.a, r.b) if (k * step) % (2 * NUM_SEATS) < NUM_SEATS else (r.b, r.a)
+        for edge, side in zip(edges[::step], side_of[::step]):
+            lone, other = sides[side].agent, sides[side].among
             ranks = [0, 0] if edge == 0 else ([0, 1] if edge > 0 else [1, 0])
             [[rating[lone]], [rating[other]]] = model.rate([[rating[lone]], [rating[other]]], ranks=ranks)
     return {name: {"mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()} for name, p in rating.items()}
@@ -99,7 +114,7 @@ def _short(name: str, width: int = 24) -> str:
     return name if len(name) <= width else "…" + name[-(width - 1):]
 
 
-def plot(results: list[PairResult], folder: Path) -> list[Path]:
+def plot(results: Sequence[DuplicateResult], folder: Path) -> list[Path]:
     """PNG plots: edges with 95% CI; contract level vs success rate; payoff by role."""
     from matplotlib.figure import Figure  # not pyplot: the caller's backend (a notebook's) is left alone
 
@@ -109,12 +124,11 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     fig = Figure(figsize=(max(4, 2 * len(results) + 2), 3.5))
     ax = fig.subplots()
     labels, values, low, high = [], [], [], []
-    for r in results:
-        for name, other, edge, ci in ((r.a, r.b, r.edge_a, r.edge_a_ci), (r.b, r.a, r.edge_b, r.edge_b_ci)):
-            labels.append(f"{_short(name)}\namong {_short(other)}")
-            values.append(edge)
-            low.append(edge - ci[0])
-            high.append(ci[1] - edge)
+    for edge in (edge for r in results for edge in r.edges()):  # a one-sided result has no bar for B
+        labels.append(f"{_short(edge.agent)}\namong {_short(edge.among)}")
+        values.append(edge.mean)
+        low.append(edge.mean - edge.ci[0])
+        high.append(edge.ci[1] - edge.mean)
     ax.bar(labels, values, yerr=[low, high], capsize=4, color="tab:blue")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_ylabel("paired edge, payoff per hand (95% CI)")
@@ -126,15 +140,13 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     ax = fig.subplots()
     order = [_contract_label(b) for b in range(1, POINT_BID_OFFSET)] + ["61+", "71+", "81+", "91+", "101+"]
     for r in results:
-        for name, alone in ((r.a, 0), (r.b, 1)):
-            games = np.arange(r.deals)[:, None] * GAMES_PER_DEAL + alone * (1 + NUM_SEATS) + 1 + np.arange(NUM_SEATS)
-            seat = np.tile(np.arange(NUM_SEATS), r.deals)
-            g = games.ravel()
-            mine = r.games.caller[g] == seat
+        for hands in r.hands():
+            g = hands.game
+            mine = r.games.caller[g] == hands.seat
             bids, made = r.games.high_bid[g][mine], r.games.contract_made[g][mine]
             labels = np.array([_contract_label(int(b)) for b in bids])
             rates = [made[labels == c].mean() if (labels == c).any() else np.nan for c in order]
-            ax.plot(range(len(order)), rates, marker="o", label=f"{_short(name)} among {_short((r.b, r.a)[alone])}")
+            ax.plot(range(len(order)), rates, marker="o", label=f"{_short(hands.agent)} among {_short(hands.among)}")
     ax.set_xticks(range(len(order)), order)
     ax.set_xlabel("contract (rank bid, or points bid band)")
     ax.set_ylabel("contracts made")
@@ -146,8 +158,8 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
 
     fig = Figure(figsize=(8, 3.5))
     ax = fig.subplots()
-    entries = ([(f"{_short(r.a)} among {_short(r.b)}", r.stats_a) for r in results]
-               + [(f"{_short(r.b)} among {_short(r.a)}", r.stats_b) for r in results])
+    entries = [(f"{_short(hands.agent)} among {_short(hands.among)}", hands.stats)
+               for r in results for hands in r.hands()]
     width = 0.8 / len(entries)
     for k, (label, s) in enumerate(entries):
         values = [s.role_payoff[x] if s.role_payoff[x] is not None else 0.0 for x in ROLES]
@@ -162,10 +174,62 @@ def plot(results: list[PairResult], folder: Path) -> list[Path]:
     return paths
 
 
-def write(results: list[PairResult], rated: dict, folder: Path, meta: dict) -> None:
+def writable_folder(folder: Path, exist_ok: bool = True) -> Path:
+    """Create ``folder`` (and its parents) and check that files can be written in it; an
+    existing ``folder`` raises FileExistsError unless ``exist_ok``, any other failure ValueError."""
+    try:
+        folder.mkdir(parents=True, exist_ok=exist_ok)
+        tempfile.TemporaryFile(dir=folder).close()
+    except FileExistsError:
+        if not exist_ok:
+            raise
+        raise ValueError(f"{folder} is a file, not a folder") from None
+    except OSError as error:
+        raise ValueError(f"cannot write into {folder}: {error.strerror or error}") from None
+    return folder
+
+
+def claim_folder(folder: Path, numbered: bool = False) -> Path:
+    """Create the run folder ``folder``, or take it if it is empty, and check that it can be
+    written: before any work, so that a run never fails at its end for want of a place to write.
+    A folder that is not empty is refused, so runs never mix; with ``numbered`` (a default name:
+    two runs may start in the same second), the first of ``folder``, ``folder-2``, ``folder-3``...
+    that does not exist yet is created instead. Returns the folder claimed."""
+    folder = Path(folder)
+    if numbered:
+        for k in itertools.count(1):
+            try:
+                return writable_folder(folder if k == 1 else folder.with_name(f"{folder.name}-{k}"), exist_ok=False)
+            except FileExistsError:  # an earlier run's, or another run took it a moment ago
+                continue
+    if folder.is_dir() and any(folder.iterdir()):
+        raise ValueError(f"{folder} is not empty: each run writes a folder of its own; choose a new or empty "
+                         f"folder (or remove this one)")
+    return writable_folder(folder)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: an interrupted write leaves the old file, or none."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def results_markdown(results: Sequence[DuplicateResult], rated: dict) -> str:
+    """The edges, statistics and ratings tables, as printed and as written to ``results.md``."""
+    return "\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)])
+
+
+def write(results: Sequence[DuplicateResult], rated: dict, folder: Path, meta: dict,
+          record_rules: Optional[RulesConfig] = None) -> None:
+    """Write the run folder (one :func:`claim_folder` gave): ``games.jsonl`` (every game, under
+    ``record_rules``, if given), ``plots/``, ``results.md``, then ``results.json``, last and
+    atomically, so that it is there only once everything else is."""
     folder.mkdir(parents=True, exist_ok=True)
-    record = {**meta, "pairs": [r.as_dict() for r in results], "ratings": rated}
-    (folder / "results.json").write_text(json.dumps(record, indent=2))
-    (folder / "results.md").write_text("\n\n".join([edges_table(results), stats_table(results),
-                                                    ratings_table(rated)]) + "\n")
+    if record_rules is not None:
+        for r in results:
+            records.write(folder / "games.jsonl", r.records(record_rules))
     plot(results, folder / "plots")
+    write_atomically(folder / "results.md", results_markdown(results, rated) + "\n")
+    record = {**meta, "pairs": [r.as_dict() for r in results], "ratings": rated}
+    write_atomically(folder / "results.json", json.dumps(record, indent=2))
