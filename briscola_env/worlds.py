@@ -10,15 +10,21 @@ among the deals consistent with everything he knows**:
 - the called card is not in the caller's hand when self-calls are off, and a
   rank bid was only legal for a player who did not hold every card it let him
   call;
+- a call after the 2 of anything but a 2 (the weakest card of its suit the
+  caller did not hold, see ``RulesConfig.call_after_two``): the caller held
+  the 2 of that suit and every card of it weaker than the called one, and not
+  the called card;
 - with follow suit in force, a seat that did not follow the suit led holds no
   card of that suit;
 - a solo the player knows of (he is the caller and holds the called card)
   needs nothing more: his hand is fixed.
 
 Worlds are in the observer's frame: he is seat 0 and the others are seats 1-4
-as in his view. Sampling is by rejection from uniform deals of the unseen
-cards, which is exactly uniform over the consistent ones (the real deal is
-always among them, so a consistent world always exists).
+as in his view. An unseen card only one seat may hold is dealt to it; the
+others are dealt uniformly and deals breaking a rule are drawn again, which is
+exactly uniform over the consistent deals (every one of them has the forced
+cards where they are forced; the real deal is among them, so a consistent
+world always exists).
 
 :func:`replay` then plays the public history of each row through the engine
 on a sampled deal, giving engine states at the current decision; the engine
@@ -35,15 +41,16 @@ import numpy as np
 
 from . import engine
 from .actions import CALL_OFFSET, NUM_RANK_LEVELS, PASS, PLAY_OFFSET
-from .cards import CARD_SUIT, CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS
+from .cards import CARD_FACE, CARD_SUIT, CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS
 from .engine.bits import CARD_BIT
 from .engine.state import AUCTION, CALL, PLAY, State
-from .engine.tables import rule_tables
+from .engine.tables import hopeless_rank_bids, rule_tables
 from .observation import NUM_BIDS, SPEC
 from .rules import RulesConfig
 
 _BID_IDS = np.arange(1, NUM_BIDS + 1)
 _MAX_REJECTION_ROUNDS = 10_000
+_CONTRADICTION = "no consistent deal found: the observations contradict each other"
 
 
 @dataclass
@@ -109,10 +116,28 @@ def decode(obs: np.ndarray, rules: RulesConfig) -> PublicView:
     if not rules.allow_self_call:
         rows = np.flatnonzero(called >= 0)
         allowed[rows, called[rows], caller[rows]] = False  # he could not name his own card
+    _weakest_missing_calls(public)
     if rule_tables(rules).follow_from_trick < NUM_TRICKS:
         void = _voids(public)  # (n, 5, 4)
         allowed &= ~void.transpose(0, 2, 1)[:, CARD_SUIT, :]  # no card of a suit he showed out of
     return public
+
+
+def _weakest_missing_calls(public: PublicView) -> None:
+    """Narrow ``public.allowed`` for a call after the 2 of a card that is not a 2: the caller
+    held every card of its suit weaker than the called one (the 2 among them), not the called one."""
+    tables = rule_tables(public.rules)
+    winning_bid = (public.bids.any(axis=1) * _BID_IDS).max(axis=1)
+    called = public.called
+    rows = np.flatnonzero((called >= 0) & tables.calls_weakest_missing[winning_bid]
+                          & (CARD_FACE[np.maximum(called, 0)] != 2))
+    if not rows.size:
+        return
+    card, caller = called[rows], public.caller[rows]
+    public.allowed[rows, card, caller] = False
+    weaker = (CARD_SUIT == CARD_SUIT[card][:, None]) & (tables.strength < tables.strength[card][:, None])
+    not_caller = np.arange(NUM_SEATS) != caller[:, None]
+    public.allowed[rows] &= ~(weaker[:, :, None] & not_caller[:, None, :])
 
 
 def _voids(public: PublicView) -> np.ndarray:
@@ -151,17 +176,24 @@ def _voids(public: PublicView) -> np.ndarray:
 def sample_deals(public: PublicView, worlds: int, rng: np.random.Generator) -> np.ndarray:
     """``(n, worlds, 40)`` int8 deals (each card's seat at the deal), uniform among the consistent ones.
 
-    The observer's cards are his (seat 0), played cards their player's; the
-    unseen ones are shuffled among the other seats, in the numbers they still
-    hold, and shuffles breaking a rule of :class:`PublicView` are drawn again."""
+    The observer's cards are his (seat 0), played cards their player's, an
+    unseen card only one seat may hold that seat's; the other unseen ones are
+    shuffled among the other seats, in the numbers they still hold, and
+    shuffles breaking a rule of :class:`PublicView` are drawn again."""
     n = len(public.dealer)
-    unseen = np.repeat(public.unseen, worlds, axis=0)  # (n * worlds, 40)
-    allowed = np.repeat(public.allowed, worlds, axis=0)
-    to_deal = public.still_held
+    seats_allowed = public.allowed.sum(axis=2)
+    forced = public.unseen & (seats_allowed == 1)  # (n, 40)
+    forced_to = np.where(forced, public.allowed.argmax(axis=2), -1)
+    to_deal = public.still_held - (forced_to[:, :, None] == np.arange(NUM_SEATS)).sum(axis=1)
     to_deal[:, 0] = 0  # the observer's own cards are not dealt
+    if (to_deal < 0).any() or (public.unseen & (seats_allowed == 0)).any():
+        raise RuntimeError(_CONTRADICTION)
+    unseen = np.repeat(public.unseen & ~forced, worlds, axis=0)  # (n * worlds, 40), the cards to shuffle
+    allowed = np.repeat(public.allowed, worlds, axis=0)
     bounds = np.cumsum(np.repeat(to_deal, worlds, axis=0), axis=1)  # seat s takes ranks bounds[s-1]..bounds[s]-1
     rank_bids = np.repeat(public.bids[:, :, :NUM_RANK_LEVELS], worlds, axis=0)  # (m, 5, 10)
-    known = np.repeat(np.where(public.hand, 0, public.played_by), worlds, axis=0)  # -1 where unseen
+    known = np.where(public.hand, 0, np.where(forced, forced_to, public.played_by))  # -1 where still unseen
+    known = np.repeat(known, worlds, axis=0)
     deals = np.empty(unseen.shape, dtype=np.int8)
     todo = np.arange(len(unseen))
     for _ in range(_MAX_REJECTION_ROUNDS):
@@ -174,7 +206,7 @@ def sample_deals(public: PublicView, worlds: int, rng: np.random.Generator) -> n
         todo = todo[~ok]
         if not todo.size:
             return deals.reshape(n, worlds, NUM_CARDS)
-    raise RuntimeError("no consistent deal found: the observations contradict each other")
+    raise RuntimeError(_CONTRADICTION)
 
 
 def _consistent(rules: RulesConfig, deal: np.ndarray, unseen: np.ndarray, allowed: np.ndarray,
@@ -184,10 +216,8 @@ def _consistent(rules: RulesConfig, deal: np.ndarray, unseen: np.ndarray, allowe
     ok = (held | ~unseen).all(axis=1)
     if not rules.allow_self_call:
         # A rank bid was illegal for a player holding, at the deal, every card it lets him call.
-        hands = hand_bits(deal)  # (m, 5)
-        cards = rule_tables(rules).rank_bid_cards
-        holds_all = (hands[:, :, None] & cards) == cards  # (m, 5, 10)
-        ok &= ~(holds_all & rank_bids).any(axis=(1, 2))
+        hopeless = hopeless_rank_bids(rule_tables(rules), hand_bits(deal))  # (m, 5, 10)
+        ok &= ~(hopeless & rank_bids).any(axis=(1, 2))
     return ok
 
 

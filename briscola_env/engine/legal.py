@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import CALL_OFFSET, NUM_RANK_LEVELS, PLAY_OFFSET, RANK_BID_OFFSET
+from ..actions import CALL_OFFSET, PLAY_OFFSET
 from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .bits import SUIT_BITS
 from .state import State
-from .tables import RuleTables, callable_by
-
-RANK_BID_IDS = np.arange(RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS)  # action ids of the ten rank bids
+from .tables import RANK_BID_IDS, RuleTables, callable_by, hopeless_rank_bids
 
 
 def held_by(state: State, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -32,9 +30,8 @@ def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     if not rules.allow_self_call:
         # A rank bid is void of meaning if every card it lets him call is his own.
         hand = held_by(state, g, state.current_player[g])
-        cards = callable_by(tables, RANK_BID_IDS, hand[:, None])  # (n, 10)
-        holds_all = (hand[:, None] & cards) == cards
-        hopeless = np.bitwise_or.reduce(holds_all.astype(np.uint64) << RANK_BID_IDS.astype(np.uint64), axis=1)
+        hopeless = hopeless_rank_bids(tables, hand).astype(np.uint64) << RANK_BID_IDS.astype(np.uint64)
+        hopeless = np.bitwise_or.reduce(hopeless, axis=1)  # as a set of action ids
         bits &= ~(hopeless >> lo.astype(np.uint64))
     state._legal_bits[g] = bits
     state._legal_base[g] = lo

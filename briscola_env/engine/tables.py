@@ -103,6 +103,15 @@ def callable_by(tables: RuleTables, bid: np.ndarray, hand: np.ndarray) -> np.nda
     return cards | np.where(tables.calls_weakest_missing[bid], extra, np.uint64(0))
 
 
+def hopeless_rank_bids(tables: RuleTables, hand: np.ndarray) -> np.ndarray:
+    """``(..., 10)`` bool, per rank bid level 1..10: every card that bid lets a player holding
+    ``hand`` (uint64 card sets) call is his own, so with self-calls off he may not bid it."""
+    hand = np.asarray(hand, dtype=np.uint64)[..., None]
+    cards = callable_by(tables, RANK_BID_IDS, hand)
+    return (hand & cards) == cards
+
+
+RANK_BID_IDS = np.arange(RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS)  # action ids of the ten rank bids
 _SUIT_SHIFT = np.arange(0, NUM_CARDS, NUM_FACES, dtype=np.uint64)  # bit of each suit's first card
 _FACE_BITS = np.uint64((1 << NUM_FACES) - 1)
 
