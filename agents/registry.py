@@ -37,6 +37,7 @@ AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicA
 NESTED_SPEC_EXAMPLE = "rollout=[ppo:runs/x/checkpoint.pt,greedy=true]"
 
 _TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
+_DEPTH = {"[": 1, "]": -1}  # how each character changes the bracket depth
 
 
 def _to_bool(text: str) -> bool:
@@ -61,7 +62,7 @@ def split_options(text: str) -> list[str]:
     """``text`` split at its commas outside brackets (a bracketed nested spec keeps its commas)."""
     items, depth, start = [], 0, 0
     for i, char in enumerate(text):
-        depth += {"[": 1, "]": -1}.get(char, 0)
+        depth += _DEPTH.get(char, 0)
         if depth < 0:
             raise ValueError(f"{text!r}: a ']' without its '['")
         if char == "," and depth == 0:
@@ -78,16 +79,10 @@ def _unbracketed(value: str) -> str:
         return value
     depth = 0
     for char in value[:-1]:
-        depth += {"[": 1, "]": -1}.get(char, 0)
+        depth += _DEPTH.get(char, 0)
         if depth == 0:
             return value  # the first bracket closes before the end, as in "[a]x[b]"
     return value[1:-1]
-
-
-def _spec_types(declared) -> tuple[list[type], bool]:
-    """``(the types a spec can write among those declared, in their order; whether None is one)``."""
-    members = typing.get_args(declared) if typing.get_origin(declared) in (Union, types.UnionType) else (declared,)
-    return [member for member in members if member in _CONVERTERS], type(None) in members
 
 
 class _Option:
@@ -97,21 +92,26 @@ class _Option:
         self.name = parameter.name
         if parameter.name in hints:
             self.declared = hints[parameter.name]
-        elif parameter.default not in (inspect.Parameter.empty, None):
+        elif parameter.default is not inspect.Parameter.empty and parameter.default is not None:
             self.declared = type(parameter.default)
         else:
             self.declared = str  # neither annotated nor defaulted: the text as it is
-        self.types, self.optional = _spec_types(self.declared)
+        union = typing.get_origin(self.declared) in (Union, types.UnionType)
+        members = typing.get_args(self.declared) if union else (self.declared,)
+        self.types = [member for member in members if member in _CONVERTERS]  # those a spec can write, in order
+        self.optional = type(None) in members
+        self.takes_an_agent = any(isinstance(member, type) and issubclass(member, Agent) for member in members)
 
     def describe(self) -> str:
-        if _takes_an_agent(self):
+        if self.takes_an_agent:
             return "an agent spec, in brackets when it has options"
         names = " or ".join(_CONVERTERS[kind][0] for kind in self.types)
         return names + (", or none" if self.optional else "")
 
     def convert(self, text: str, owner: str):
         if not self.types:
-            raise ValueError(f"option {self.name!r} of {owner} takes {_type_name(self.declared)}, "
+            declared = self.declared.__name__ if isinstance(self.declared, type) else str(self.declared)
+            raise ValueError(f"option {self.name!r} of {owner} takes {declared.replace('typing.', '')}, "
                              "which a spec cannot write")
         if self.optional and text.lower() == "none":
             return None
@@ -121,10 +121,6 @@ class _Option:
             except ValueError:
                 continue
         raise ValueError(f"option {self.name}={text!r} of {owner}: expected {self.describe()}")
-
-
-def _type_name(declared) -> str:
-    return declared.__name__ if isinstance(declared, type) else str(declared).replace("typing.", "")
 
 
 def _options_of(cls: type) -> tuple[dict[str, _Option], bool]:
@@ -137,11 +133,6 @@ def _options_of(cls: type) -> tuple[dict[str, _Option], bool]:
     named = {p.name: _Option(p, hints) for p in parameters
              if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
     return named, any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
-
-
-def _takes_an_agent(option: _Option) -> bool:
-    members = typing.get_args(option.declared) or (option.declared,)
-    return any(isinstance(member, type) and issubclass(member, Agent) for member in members)
 
 
 def parse_options(cls: type, items: list[str]) -> dict:
@@ -162,7 +153,7 @@ def parse_options(cls: type, items: list[str]) -> dict:
             parsed[key] = text  # taken by **kwargs: no declared type to convert to
         else:
             listed = ", ".join(f"{o.name} ({o.describe()})" for o in options.values() if o.types)
-            nested = any(_takes_an_agent(option) for option in options.values())
+            nested = any(option.takes_an_agent for option in options.values())
             raise ValueError(f"{owner} has no option {key!r}; its options: {listed or 'none'}"
                              + (f" (a nested spec takes its options in brackets: {NESTED_SPEC_EXAMPLE})"
                                 if nested else ""))
