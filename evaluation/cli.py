@@ -210,7 +210,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ex.add_argument("out", type=Path)
     rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file")
     rp.add_argument("file", type=Path)
-    rp.add_argument("--game", type=int, default=0)
+    rp.add_argument("--game", type=int, default=0,
+                    help="which record, from 0: the file's N-th non-blank line, read no further; "
+                         "it is checked against its replay before it is shown")
     rp.add_argument("--step", action="store_true", help="one action at a time, Enter to go on")
     rp.add_argument("--lang", default="it", choices=["it", "en"])
     args = parser.parse_args(argv)
@@ -241,7 +243,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print("\nhand abandoned")
                 return 1
         else:
-            replay_in_terminal(args.file, args.game, args.lang, args.step)
+            try:
+                replay_in_terminal(args.file, args.game, args.lang, args.step)
+            except OSError as error:
+                raise ValueError(f"cannot read {args.file}: {error.strerror or error}") from None
     except ValueError as error:
         parser.error(str(error))
     return 0

@@ -18,7 +18,7 @@ from briscola_env.actions import (CALL_OFFSET, MIN_POINTS, MAX_POINTS, PASS, PLA
 from briscola_env.cards import (FACE_SYMBOLS, FACES_EN, FACES_IT, NUM_CARDS, NUM_SEATS, SUITS_EN, SUITS_IT,
                                 card_str, card_tables, parse_card)
 from briscola_env.pettingzoo_env import raw_env
-from briscola_env.records import game_from_record, read
+from briscola_env.records import game_from_record, record_at, validate
 from briscola_env.render import render_text
 from briscola_env.rules import RulesConfig
 
@@ -119,14 +119,14 @@ def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int
 def replay_in_terminal(path, game: int = 0, lang: str = "it", step: bool = False,
                        input_fn: Optional[Callable[[str], str]] = None,
                        print_fn: Callable[[str], None] = print) -> None:
-    """Show recorded hand number ``game`` of a JSON Lines file: the whole hand, or with
-    ``step`` one action at a time (``input_fn`` waits for Enter; default: the terminal)."""
+    """Show record number ``game`` (from 0; blank lines are not records) of a JSON Lines file:
+    the whole hand, or with ``step`` one action at a time (``input_fn`` waits for Enter; default:
+    the terminal). The file is read only up to that record, which is checked against its replay
+    first (:func:`briscola_env.records.validate`): other lines, even broken ones, do not matter."""
     input_fn = input_fn or input
-    records = list(read(path))
-    if not 0 <= game < len(records):
-        raise ValueError(f"{path} holds games 0..{len(records) - 1}; got --game {game}")
-    r = records[game]
-    names = [f"player_{s} ({agent})" for s, agent in enumerate(r["agents"])]
+    line_number, r = record_at(path, game)
+    validate([r], labels=[f"{path}:{line_number} (game {game})"])
+    names = [f"player_{s} ({agent})" for s, agent in enumerate(r["agents"])]  # render_text escapes them
     for upto in range(len(r["actions"]) + 1):
         if step or upto == len(r["actions"]):
             print_fn(render_text(game_from_record(r, upto), lang=lang, names=names))
