@@ -134,7 +134,11 @@ def record_at(path, game: int) -> tuple[int, dict]:
 
 
 def rules_of(r: dict) -> RulesConfig:
+    """The rules a record was played under."""
     values = dict(r["rules"])
+    # Records list every rules field; one written before call_after_two existed was played
+    # under the earlier reading of the call after the 2, not under today's default.
+    values.setdefault("call_after_two", "any")
     if isinstance(values.get("payoff_table"), dict):
         values["payoff_table"] = PayoffTable(**values["payoff_table"])
     return RulesConfig.from_dict(values)

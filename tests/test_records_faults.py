@@ -79,6 +79,17 @@ def test_validate_accepts_the_records_of_every_kind_of_hand(name):
     assert np.allclose(records.replay(batch).rewards, [r["outcome"]["payoffs"] for r in batch])
 
 
+def test_records_written_before_call_after_two_replay_under_the_earlier_reading():
+    """A record lists every rules field, so one without ``call_after_two`` was written before the
+    field existed, when any card could be called after points bid on the 2."""
+    earlier = played_records(RulesConfig(call_after_two="any"), range(60), pass_prob=0.05)
+    for r in earlier:
+        del r["rules"]["call_after_two"]
+    with pytest.raises(ValueError, match="illegal"):  # under today's default some calls are illegal
+        records.validate([{**r, "rules": {**r["rules"], "call_after_two": "two"}} for r in earlier])
+    records.validate(earlier)
+
+
 def test_replay_refuses_negative_action_ids(games):
     tampered = copy.deepcopy(games)
     tampered[2]["actions"].insert(3, -1)
