@@ -347,6 +347,8 @@ class ReferenceGame:
 
 def _seat(value, what: str) -> int:
     try:
+        if isinstance(value, bool):  # an int to operator.index, but never meant as a seat
+            raise TypeError
         seat = operator.index(value)
     except TypeError:
         raise ValueError(f"{what} must be a seat 0..{NUM_SEATS - 1}, got {value!r}") from None

@@ -15,7 +15,7 @@ from ..actions import NUM_ACTIONS, action_to_text
 from ..cards import NUM_SEATS
 from ..rules import RulesConfig
 from .bits import contains, sample
-from .deal import check_deals, hand_bits, seeded_hands
+from .deal import as_seeds, check_deals, hand_bits, seeded_hands
 from .legal import set_auction_legal
 from .phases import apply_auction, apply_call, apply_play
 from .state import AUCTION, CALL, PHASE_NAMES, PLAY, State, clear_games, empty_state
@@ -82,8 +82,8 @@ def step_inplace(state: State, actions, active=None) -> State:
                              f"dtype {active.dtype}")
         playing &= active
     g = np.flatnonzero(playing)
-    a = actions[g].astype(np.int64)
-    _check_legal(state, g, a)
+    a = actions[g].astype(np.int64)  # a uint64 beyond int64 turns negative: illegal all the same
+    _check_legal(state, g, a, actions)
 
     tables = state.tables
     # No need to clear rewards: they are only ever set on a game's last step,
@@ -96,12 +96,14 @@ def step_inplace(state: State, actions, active=None) -> State:
     return state
 
 
-def _check_legal(state: State, g: np.ndarray, a: np.ndarray) -> None:
+def _check_legal(state: State, g: np.ndarray, a: np.ndarray, given: np.ndarray) -> None:
+    """Raise unless every game ``g[i]`` may take action ``a[i]``; ``given`` are the actions as passed."""
     ok = contains(state._legal_bits[g], state._legal_base[g], state._pass_ok[g], a)
     if ok.all():
         return
     i = int(np.argmin(ok))
-    game, action = int(g[i]), int(a[i])
+    game = int(g[i])
+    action = int(given[game])
     ten = state.rules.ten_card
     legal = [action_to_text(x, ten) for x in np.flatnonzero(state.legal_action_mask[game])]
     in_range = 0 <= action < NUM_ACTIONS
@@ -115,13 +117,14 @@ def _check_legal(state: State, g: np.ndarray, a: np.ndarray) -> None:
 def reset_done(state: State, seeds) -> State:
     """Re-deal, in place, the finished games (auto-reset): game ``b`` gets a new
     deal from ``seeds[b]`` if it is done; the others are untouched."""
-    seeds = np.asarray(seeds)
+    seeds = as_seeds(seeds)  # every seed checked before any game is cleared
     if seeds.shape != (state.batch_size,):
         raise ValueError(f"seeds must have shape ({state.batch_size},), one per game; got {seeds.shape}")
     done = np.flatnonzero(state.terminated)
     if done.size:
+        hands, dealers = seeded_hands(seeds[done])
         clear_games(state, done)
-        _deal(state, done, *seeded_hands(seeds[done]))
+        _deal(state, done, hands, dealers)
     return state
 
 

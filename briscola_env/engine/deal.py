@@ -26,13 +26,31 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
+MAX_SEED = 2**57  # (seed << 6) + card index, the hash input, stays below 2**63
+
+
+def int_array(values, requirement: str) -> np.ndarray:
+    """``values`` as a NumPy int array, else a ValueError stating ``requirement`` and what came:
+    floats, strings and bools are refused, also bools among the ints of a list (which NumPy
+    would silently turn into 0 and 1)."""
+    array = np.asarray(values)
+    bools = array.dtype.kind == "b"
+    if not isinstance(values, np.ndarray) and array.dtype.kind in "iu" and array.size:
+        bools = any(isinstance(x, (bool, np.bool_)) for x in np.asarray(values, dtype=object).reshape(-1))
+    if bools or array.dtype.kind not in "iu":
+        found = "bool values" if bools else f"dtype {array.dtype}"
+        raise ValueError(f"{requirement}; got shape {array.shape}, {found}")
+    return array
+
+
 def as_seeds(seeds) -> np.ndarray:
-    seeds = np.asarray(seeds)
-    if seeds.ndim != 1 or seeds.dtype.kind not in "iu":
-        raise ValueError(f"seeds must be a 1-D array of ints (one per game); got shape {seeds.shape}, "
-                         f"dtype {seeds.dtype}")
-    if seeds.size and (seeds.min() < 0 or seeds.max() >= 2**57):
-        raise ValueError("seeds must be in 0 .. 2**57 - 1")
+    requirement = "seeds must be a 1-D array of ints (one per game)"
+    seeds = int_array(seeds, requirement)
+    if seeds.ndim != 1:
+        raise ValueError(f"{requirement}; got shape {seeds.shape}")
+    bad = np.flatnonzero((seeds < 0) | (seeds >= MAX_SEED))
+    if bad.size:
+        raise ValueError(f"seeds must be in 0 .. 2**57 - 1; seed {bad[0]} is {seeds[bad[0]]}")
     return seeds.astype(np.uint64)
 
 
@@ -64,13 +82,14 @@ def deal_from_seeds(seeds) -> tuple[np.ndarray, np.ndarray]:
 
 def check_deals(deals, dealers) -> tuple[np.ndarray, np.ndarray]:
     """Validate given deals and dealers; return them as int8 arrays."""
-    deals = np.asarray(deals)
-    dealers = np.asarray(dealers)
-    if deals.ndim != 2 or deals.shape[1] != NUM_CARDS or not np.issubdtype(deals.dtype, np.integer):
-        raise ValueError(f"deals must be an int array of shape (B, 40) giving each card's seat; "
-                         f"got shape {deals.shape}, dtype {deals.dtype}")
-    if dealers.shape != (deals.shape[0],) or not np.issubdtype(dealers.dtype, np.integer):
-        raise ValueError(f"dealers must be an int array of shape ({deals.shape[0]},); got shape {dealers.shape}")
+    requirement = "deals must be an int array of shape (B, 40) giving each card's seat"
+    deals = int_array(deals, requirement)
+    if deals.ndim != 2 or deals.shape[1] != NUM_CARDS:
+        raise ValueError(f"{requirement}; got shape {deals.shape}")
+    requirement = f"dealers must be an int array of shape ({deals.shape[0]},)"
+    dealers = int_array(dealers, requirement)
+    if dealers.shape != (deals.shape[0],):
+        raise ValueError(f"{requirement}; got shape {dealers.shape}")
     bad = np.flatnonzero(((deals < 0) | (deals >= NUM_SEATS)).any(axis=1))
     if bad.size:
         raise ValueError(f"deal of game {bad[0]} names a seat outside 0..4: {deals[bad[0]].tolist()}")
@@ -92,13 +111,20 @@ def hand_bits(deals: np.ndarray) -> np.ndarray:
 
 def hands_to_deal(hands) -> np.ndarray:
     """``(40,)`` deal from five lists of 8 card ids, seat by seat."""
+    expected = "expected five hands (lists of card ids), one per seat"
+    if isinstance(hands, (str, bytes)) or not _is_collection(hands):
+        raise ValueError(f"{expected}; got {hands!r}")
     if len(hands) != NUM_SEATS:
-        raise ValueError(f"expected five hands, one per seat; got {len(hands)}")
+        raise ValueError(f"{expected}; got {len(hands)}")
     deal = np.full(NUM_CARDS, -1, dtype=np.int8)
     for seat, hand in enumerate(hands):
+        if isinstance(hand, (str, bytes)) or not _is_collection(hand):
+            raise ValueError(f"seat {seat}: a hand is a list of card ids 0..39; got {hand!r}")
         for card in hand:
-            if not 0 <= int(card) < NUM_CARDS:
-                raise ValueError(f"seat {seat}: {card!r} is not a card id 0..39")
+            if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) \
+                    or not 0 <= card < NUM_CARDS:
+                raise ValueError(f"seat {seat}: {card!r} is not a card id 0..39 (an int)")
+            card = int(card)
             if deal[card] != -1:
                 raise ValueError(f"card {card} is dealt twice (seats {deal[card]} and {seat})")
             deal[card] = seat
@@ -106,3 +132,12 @@ def hands_to_deal(hands) -> np.ndarray:
         raise ValueError(f"cards {np.flatnonzero(deal == -1).tolist()} are dealt to nobody")
     check_deals(deal[None], np.zeros(1, dtype=np.int8))
     return deal
+
+
+def _is_collection(value) -> bool:
+    try:
+        len(value)
+        iter(value)
+    except TypeError:
+        return False
+    return True

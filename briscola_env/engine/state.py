@@ -120,11 +120,21 @@ class State:
         return _map(self, lambda a: a[index])
 
     def put(self, index, other: "State") -> None:
-        """Overwrite the games at ``index`` with those of ``other``, in place."""
+        """Overwrite the games at ``index`` (an index array or mask picking ``other.batch_size``
+        games) with those of ``other``, in place; nothing is written unless all of it can be."""
+        if not isinstance(other, State):
+            raise ValueError(f"can only put the games of a State; got {type(other).__name__}")
         if other.rules != self.rules:
             raise ValueError("cannot put games played under other rules into this state")
+        try:
+            games = np.arange(self.batch_size)[index]
+        except IndexError as error:
+            raise ValueError(f"index must pick games of this batch (0..{self.batch_size - 1}, or a bool mask "
+                             f"of length {self.batch_size}): {error}") from None
+        if np.shape(games) != (other.batch_size,):
+            raise ValueError(f"index picks {np.size(games)} games but other holds {other.batch_size}")
         for (_, dst), (_, src) in zip(_arrays(self), _arrays(other)):
-            dst[index] = src
+            dst[games] = src
 
 
 def concatenate(states: list[State]) -> State:
