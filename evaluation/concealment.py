@@ -31,6 +31,8 @@ from agents.belief import CALLER, DEFENDER, Views, collect_views
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
 from briscola_env.rules import RulesConfig
 
+from .report import write_atomically
+
 VIEWERS = {"caller": CALLER, "defender": DEFENDER}
 # A uniform guess: the caller's partner is one of the four others; a defender's, one of the
 # three other non-callers (the rare solo aside).
@@ -135,8 +137,9 @@ def plot_concealment(results: list[ConcealmentResult], path) -> None:
 
 
 def write(results: list[ConcealmentResult], folder) -> None:
+    """The tables, the PNG, then ``concealment.json``, last and atomically: there only once the rest is."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "concealment.md").write_text(concealment_table(results) + "\n")
-    (folder / "concealment.json").write_text(json.dumps([r.as_dict() for r in results], indent=1))
     plot_concealment(results, folder / "concealment.png")
+    write_atomically(folder / "concealment.json", json.dumps([r.as_dict() for r in results], indent=1))

@@ -45,12 +45,15 @@ def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[
     """Play ``len(players)`` sessions; ``players[s, p]`` is the agent (index into
     ``agents``) of player ``p`` at session ``s``'s table of 5, 6 or 7."""
     players = np.asarray(players)
-    if players.ndim != 2 or players.shape[1] not in TABLE_SIZES:
-        raise ValueError(f"players must be (sessions, 5, 6 or 7) agent indices; got shape {players.shape}")
+    if players.ndim != 2 or players.shape[1] not in TABLE_SIZES or len(players) < 1:
+        raise ValueError(f"players must be (sessions, 5, 6 or 7) agent indices, at least one session; "
+                         f"got shape {players.shape}")
     if hands is None and target is None:
         raise ValueError("a session needs an end: a number of hands, a target score, or both")
     if hands is not None and hands < 1:
         raise ValueError(f"hands must be at least 1; got {hands}")
+    if target is not None and not 0 < target < np.inf:  # totals start at 0: a target of 0 or less ends at once
+        raise ValueError(f"target must be a finite score above 0; got {target}")
     sessions, size = players.shape
     rng = np.random.default_rng(seed)
     dealer = rng.integers(0, size, sessions)
