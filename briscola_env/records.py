@@ -294,8 +294,10 @@ def _difference(r: dict, replayed: dict) -> Optional[str]:
                 if not (_same_payoffs(got, expected) if key == "payoffs" else _same(got, expected)):
                     return f"outcome.{key}: recorded {_shown(got)}, the replay gives {_shown(expected)}"
         elif not _same(recorded, value):
-            if isinstance(recorded, list) and len(recorded) == len(value):
-                j = next(j for j, (a, b) in enumerate(zip(recorded, value)) if not _same(a, b))
+            if isinstance(recorded, list) and isinstance(value, list):
+                j = next((j for j, (a, b) in enumerate(zip(recorded, value)) if not _same(a, b)), None)
+                if j is None:
+                    return f"{name}: recorded {len(recorded)} entries, the replay gives {len(value)}"
                 return f"{name}[{j}]: recorded {_shown(recorded[j])}, the replay gives {_shown(value[j])}"
             return f"{name}: recorded {_shown(recorded)}, the replay gives {_shown(value)}"
     return None

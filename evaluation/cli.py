@@ -247,6 +247,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                 replay_in_terminal(args.file, args.game, args.lang, args.step)
             except OSError as error:
                 raise ValueError(f"cannot read {args.file}: {error.strerror or error}") from None
+            except (EOFError, KeyboardInterrupt):  # --step waits for Enter
+                print("\nreplay stopped")
+                return 1
     except ValueError as error:
         parser.error(str(error))
     return 0

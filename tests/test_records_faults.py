@@ -132,6 +132,10 @@ def _tamper_plays(r):
     r["plays"][5], r["plays"][6] = r["plays"][6], r["plays"][5]
 
 
+def _tamper_plays_extra(r):
+    r["plays"].append(r["plays"][0])
+
+
 def _tamper_payoffs(r):
     r["outcome"]["payoffs"][0] += 1
 
@@ -145,7 +149,8 @@ def _tamper_team_points_type(r):
 
 
 @pytest.mark.parametrize("tamper, field", [
-    (_tamper_auction, r"auction\[0\]"), (_tamper_call, "call"), (_tamper_plays, r"plays\[5\]"),
+    (_tamper_auction, r"auction\[0\]"), (_tamper_call, "call"),
+    (_tamper_plays, r"plays\[5\]"), (_tamper_plays_extra, "plays"),
     (_tamper_payoffs, "outcome.payoffs"), (_tamper_made, "outcome.made"),
     (_tamper_team_points_type, "outcome.team_points"),
 ])
