@@ -1,0 +1,130 @@
+"""Faults a hostile user could hit in the engine (issue 13, items 2.4 and 2.11):
+every in-place function checks its input before it changes anything, payoffs
+stay finite in float32, and hands or deals that are not ints give a clear
+ValueError instead of an IndexError."""
+
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from briscola_env import engine
+from briscola_env.pettingzoo_env import raw_env
+from briscola_env.reference import ReferenceGame
+from briscola_env.rules import PayoffTable, RulesConfig
+
+
+def played_out(seeds=np.arange(6), steps=None) -> engine.State:
+    """Games played with random actions, to the end or for ``steps`` steps."""
+    state, rng = engine.init(seeds), np.random.default_rng(0)
+    step = 0
+    while not state.terminated.all() and (steps is None or step < steps):
+        engine.step_inplace(state, engine.random_actions(state, rng))
+        step += 1
+    return state
+
+
+def arrays(state: engine.State) -> dict:
+    """Every array of the state, public, hidden and bookkeeping."""
+    found = {f.name: getattr(state, f.name) for f in fields(state)}
+    found.update({f"hidden.{f.name}": getattr(state.hidden, f.name) for f in fields(state.hidden)})
+    return {name: value for name, value in found.items() if isinstance(value, np.ndarray)}
+
+
+def assert_unchanged(state: engine.State, before: engine.State) -> None:
+    now, then = arrays(state), arrays(before)
+    assert len(now) > 20
+    for name in now:
+        assert np.array_equal(now[name], then[name]), name
+
+
+@pytest.mark.parametrize("seeds", [
+    [0, 1, 2, -1, 4, 5], [0, 1, 2, 2**57, 4, 5], [0.5, 1, 2, 3, 4, 5], [0, True, 2, 3, 4, 5],
+    np.array([1, 0, 1, 0, 1, 0], dtype=bool), ["0", "1", "2", "3", "4", "5"]])
+def test_reset_done_with_bad_seed_changes_nothing(seeds):
+    state = played_out()
+    before = state.copy()
+    with pytest.raises(ValueError, match="seeds must"):
+        engine.reset_done(state, seeds)
+    assert_unchanged(state, before)  # the finished games are still finished, with their results
+    assert state.terminated.all()
+
+
+@pytest.mark.parametrize("actions, active", [
+    (np.full(6, 150), None), (np.zeros(6), None), (np.zeros((6, 1), dtype=int), None),
+    (np.zeros(6, dtype=int), np.ones(6, dtype=int)), (np.zeros(6, dtype=int), np.ones(5, dtype=bool))])
+def test_step_inplace_with_bad_actions_or_active_changes_nothing(actions, active):
+    state = played_out(steps=3)
+    before = state.copy()
+    with pytest.raises(ValueError, match="actions|active"):
+        engine.step_inplace(state, actions, active)
+    assert_unchanged(state, before)
+
+
+def test_step_inplace_reports_an_illegal_uint64_action_as_given():
+    state = engine.init(np.arange(2))
+    with pytest.raises(ValueError, match=rf"illegal action {2**64 - 1} \(not an action id 0\.\.150\)"):
+        engine.step_inplace(state, np.array([0, 2**64 - 1], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("index", [np.array([0, 9]), np.array([0.5, 1.0]), np.array([0, 1, 2]), "0,1"])
+def test_state_put_with_bad_index_changes_nothing(index):
+    state, other = played_out(), engine.init(np.arange(100, 102))
+    before = state.copy()
+    with pytest.raises(ValueError, match="index"):
+        state.put(index, other)
+    assert_unchanged(state, before)
+    with pytest.raises(ValueError, match="State"):
+        state.put(np.array([0, 1]), {"phase": np.zeros(2)})
+
+
+@pytest.mark.parametrize("entry", [1e39, -1e39, 2e6])
+def test_payoff_table_entry_too_large_for_float32_rewards_is_refused(entry):
+    with pytest.raises(ValueError, match=r"payoff_table\.solo_caller must be a finite number in -1e\+06\.\.1e\+06"):
+        RulesConfig(payoff_table={"solo_caller": entry})
+
+
+def test_payoff_table_at_the_bound_keeps_rewards_finite_with_the_largest_multipliers():
+    table = PayoffTable(caller=1e6, partner=5e5, defender=-1e6, solo_caller=1e6, solo_defender=-1e6)
+    rules = RulesConfig(payoff_table=table, multiplier_table=((61, 100),), cappotto_multiplier=10)
+    assert rules.multiplier_for_points(120) * rules.cappotto_multiplier * 1e6 < np.finfo(np.float32).max
+    state, rng = engine.init(np.arange(256), rules), np.random.default_rng(1)
+    total = np.zeros((256, 5), dtype=np.float32)
+    while not state.terminated.all():
+        engine.step_inplace(state, engine.random_actions(state, rng))
+        total += state.rewards
+    assert np.isfinite(total).all() and (np.abs(total) > 0).any()
+
+
+HANDS = [list(range(8 * seat, 8 * seat + 8)) for seat in range(5)]
+
+
+@pytest.mark.parametrize("card", [7.5, True, "7", 7.0, None, [7]])
+def test_hands_holding_a_card_that_is_not_an_int_give_a_clear_value_error(card):
+    hands = [list(hand) for hand in HANDS]
+    hands[0][7] = card
+    with pytest.raises(ValueError, match=r"seat 0: .* is not a card id 0\.\.39"):
+        engine.hands_to_deal(hands)
+    env = raw_env()
+    with pytest.raises(ValueError, match=r"seat 0: .* is not a card id 0\.\.39"):
+        env.reset(options={"hands": hands, "dealer": 0})
+
+
+@pytest.mark.parametrize("hands", [5, "abcde", [1, 2, 3, 4, 5]])
+def test_hands_that_are_not_lists_of_cards_give_a_clear_value_error(hands):
+    with pytest.raises(ValueError, match="hand"):
+        engine.hands_to_deal(hands)
+
+
+def test_deals_and_dealers_holding_bools_give_a_clear_value_error():
+    deals, dealers = engine.deal_from_seeds(np.arange(2))
+    with_bool = deals.tolist()
+    with_bool[0][deals[0].tolist().index(1)] = True  # NumPy alone would read True as seat 1
+    with pytest.raises(ValueError, match=r"deals must be an int array .* bool values"):
+        engine.init_from_deals(with_bool, dealers)
+    with pytest.raises(ValueError, match=r"dealers must be an int array .* bool values"):
+        engine.init_from_deals(deals, [True, 0])
+    with pytest.raises(ValueError, match="dealer must be a seat"):
+        ReferenceGame(RulesConfig(), deals[0].tolist(), True)
+    with pytest.raises(ValueError, match=r"deal\[\d+\] must be a seat"):
+        ReferenceGame(RulesConfig(), with_bool[0], 0)
