@@ -8,6 +8,10 @@ position, only the player changed. So luck of the deal cancels out, and every
 agent holds every hand in every position. Means are per hand; the 95%
 confidence intervals come from a bootstrap over deals (a deal's five seats
 stay together, as they share the cards).
+
+A one-sided evaluation plays only the first six games of each deal (all-B,
+then one A at each seat): A's edge alone, for agents too costly to seat four
+at a table; B's statistics then come from the all-B games.
 """
 
 from __future__ import annotations
@@ -112,20 +116,27 @@ class DuplicateResult:
             edges.append(Edge(self.b, self.a, self.edge_b, self.edge_b_ci, self.per_seat_b))
         return edges
 
+    @property
+    def b_among(self) -> str:
+        """Whom B's statistics were measured among: A's copies; one-sided, B's own (the all-B games)."""
+        return self.b if self.one_sided else self.a
+
     def hands(self) -> list[Hands]:
         """A's and B's statistics, each with the hands it was measured on."""
         seat = np.tile(np.arange(NUM_SEATS), self.deals)
-        b_games, b_among = (ALL_B, self.b) if self.one_sided else (ALONE_B, self.a)
+        b_games = ALL_B if self.one_sided else ALONE_B
         return [Hands(self.a, self.b, self.stats_a, _games_of(self.deals, self.games_per_deal, ALONE_A), seat),
-                Hands(self.b, b_among, self.stats_b, _games_of(self.deals, self.games_per_deal, b_games), seat)]
+                Hands(self.b, self.b_among, self.stats_b, _games_of(self.deals, self.games_per_deal, b_games), seat)]
 
     def as_dict(self) -> dict:
-        b_edge = {"edge_b": self.edge_b, "edge_b_ci": None if self.one_sided else list(self.edge_b_ci)}
-        return {"a": self.a, "b": self.b, "deals": self.deals, "one_sided": self.one_sided,
-                "edge_a": self.edge_a, "edge_a_ci": list(self.edge_a_ci), **b_edge,
-                **({"edge_b_note": self.NOT_MEASURED} if self.one_sided else {}),
-                "stats_a": self.stats_a.as_dict(), "stats_a_among": self.b,
-                "stats_b": self.stats_b.as_dict(), "stats_b_among": self.hands()[1].among}
+        record = {"a": self.a, "b": self.b, "deals": self.deals, "one_sided": self.one_sided,
+                  "edge_a": self.edge_a, "edge_a_ci": list(self.edge_a_ci),
+                  "edge_b": self.edge_b, "edge_b_ci": None if self.edge_b_ci is None else list(self.edge_b_ci),
+                  "stats_a": self.stats_a.as_dict(), "stats_a_among": self.b,
+                  "stats_b": self.stats_b.as_dict(), "stats_b_among": self.b_among}
+        if self.one_sided:
+            record["edge_b_note"] = self.NOT_MEASURED
+        return record
 
 
 @dataclass
