@@ -4,6 +4,16 @@ auction, the call and the play.
     python train.py                                   # configs/default.yaml
     python train.py --config configs/tiny.yaml num_envs=16 seed=3
     python train.py --resume runs/default-1           # continue exactly where it stopped
+    python train.py --resume runs/default-1 total_decisions=6000000 eval_every=50
+
+A run lives in its folder, run_dir/exp_name-seed: config.yaml (the resolved config),
+checkpoint.pt, TensorBoard events, and at the end summary.md (written last) and, with
+record_games, games.jsonl. A folder that already holds a run is refused (overwrite=true
+replaces it), and a trainer locks its folder (train.lock) while it runs. --resume may change
+only what cannot change the run (RESUME_OVERRIDES: how far to go, evaluation and checkpoint
+cadence, device, threads); resuming a finished run says so and does nothing. SIGINT (Ctrl-C)
+and SIGTERM stop at the end of the current update with a checkpoint, so that --resume then
+equals an uninterrupted run; a second signal stops at once.
 
 Reads top to bottom: config, seeding, environment and opponents, agent,
 rollout, update, logging, checkpoint, evaluation. PPO follows CleanRL's
@@ -120,7 +130,7 @@ class Config:
     record_games: bool = False
     """Write the final evaluation's games to games.jsonl in the run folder (briscola replay reads it)."""
     checkpoint_every: int = 25
-    """Updates between checkpoints (also written at the end and on Ctrl-C)."""
+    """Updates between checkpoints (also written at the end, and on SIGINT or SIGTERM once the update ends)."""
     device: str = "auto"
     """'auto' (CUDA if present), 'cpu' or 'cuda'."""
     torch_threads: int = 0
@@ -138,7 +148,8 @@ PER_PROCESS = ("stop_after", "overwrite")
 RESUME_OVERRIDES = ("total_decisions", "stop_after", "eval_every", "eval_deals", "final_eval_deals",
                     "record_games", "checkpoint_every", "device", "torch_threads")
 """Keys --resume may override: how far to go, evaluation and checkpoint cadence, hardware. The rest
-(rules, seed, network, PPO and pool settings, ...) would make the resumed run another one."""
+(rules, seed, network, PPO and pool settings, ...) would make the resumed run another one. A new
+total_decisions stretches what is left of the learning-rate and demonstration schedules to it."""
 
 
 @dataclass(frozen=True)

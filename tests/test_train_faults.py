@@ -123,7 +123,7 @@ def test_a_second_run_into_an_existing_run_folder_is_refused_unless_overwrite(tm
 def test_two_trainers_never_share_a_run_folder(tmp_path, capsys):
     train.main(["--config", TINY, f"run_dir={tmp_path}", "stop_after=2"])
     run = tmp_path / "tiny-1"
-    with open(run / train.LOCK_FILE, "a") as held:  # another trainer holding the folder
+    with open(run / "train.lock", "a") as held:  # another trainer holding the folder
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         assert "in use by another train.py" in fails(["--resume", str(run)], capsys)
         assert trainer_counts(run) == (2, 512)
@@ -143,7 +143,7 @@ def test_resume_refuses_overrides_that_change_the_run(tmp_path, capsys, override
 
 
 def test_resume_overrides_cadence_and_hardware_without_changing_the_run(tmp_path):
-    """Not a fault of the old code: the allowed overrides keep the run the same, and persist."""
+    """The allowed overrides keep the run the same, and config.yaml keeps them for the next resume."""
     train.main(["--config", TINY, f"run_dir={tmp_path / 'whole'}", "total_decisions=3072"])
     train.main(["--config", TINY, f"run_dir={tmp_path / 'split'}", "total_decisions=3072", "stop_after=3"])
     split = tmp_path / "split" / "tiny-1"
@@ -199,10 +199,9 @@ def test_resuming_a_finished_run_with_record_games_keeps_one_complete_set_of_rec
     capsys.readouterr()
     train.main(["--resume", str(run)])
     train.main(["--resume", str(run)])
-    assert "already finished" in capsys.readouterr().err
-    assert (run / "games.jsonl").read_bytes() == games and (run / "summary.md").read_bytes() == summary
     assert len(list(records.read(run / "games.jsonl"))) == 2 * 12 * 4  # as in a run that was never resumed
-    assert not list(run.glob("*.tmp"))
+    assert (run / "games.jsonl").read_bytes() == games and (run / "summary.md").read_bytes() == summary
+    assert "already finished" in capsys.readouterr().err and not list(run.glob("*.tmp"))
 
 
 def write_exported(run: Path, path: Path) -> None:
