@@ -94,6 +94,9 @@ def test_sigint_or_sigterm_at_any_moment_then_resume_equals_the_uninterrupted_ru
     for k, (delay, signum) in enumerate(zip(moments, (signal.SIGINT, signal.SIGINT, signal.SIGTERM))):
         trainer = Trainer([*SIGNALLED, f"run_dir={tmp_path / 'split'}"] if k == 0 else ["--resume", str(split)])
         trainer.wait_for("/48 [")  # the progress bar: training has begun
+        if k == 0:  # the trainer holds its folder's lock while it runs
+            with open(split / "train.lock", "a") as lock, pytest.raises(BlockingIOError):
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         time.sleep(delay)
         trainer.process.send_signal(signum)
         stops.append((signum, *trainer.finish()))
