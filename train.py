@@ -462,8 +462,8 @@ def unpack(obj):
 LOCK_FILE = "train.lock"
 
 
-class RunFolderError(ValueError):
-    """A run folder that cannot be used as asked (taken, in use, or not a resumable run)."""
+class RunError(ValueError):
+    """A run that cannot start as asked: its folder taken, in use or not resumable, or its device missing."""
 
 
 class Interrupted(Exception):
@@ -512,7 +512,7 @@ def run_lock(run: Path):
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise RunFolderError(f"{run} is in use by another train.py (it holds {run / LOCK_FILE}); "
+            raise RunError(f"{run} is in use by another train.py (it holds {run / LOCK_FILE}); "
                                  "wait for it to end, or train in another folder") from None
         yield
 
@@ -520,7 +520,7 @@ def run_lock(run: Path):
 def run_contents(run: Path) -> list[Path]:
     """What a run folder holds besides its lock file (nothing if it does not exist)."""
     if run.exists() and not run.is_dir():
-        raise RunFolderError(f"{run} is a file, not a run folder")
+        raise RunError(f"{run} is a file, not a run folder")
     return [path for path in run.iterdir() if path.name != LOCK_FILE] if run.exists() else []
 
 
@@ -541,13 +541,13 @@ def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
     fixed = [key for key, value in dataclasses.asdict(config).items()
              if key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir") and key in theirs and theirs[key] != value]
     if fixed:
-        raise RunFolderError(f"{path} was written by another run than its folder's config.yaml describes "
+        raise RunError(f"{path} was written by another run than its folder's config.yaml describes "
                              f"(they differ in {', '.join(fixed)}); it cannot be resumed as this run")
 
 
 def training_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
-        raise RunFolderError("config key 'device' is 'cuda', but PyTorch sees no CUDA device here")
+        raise RunError("config key 'device' is 'cuda', but PyTorch sees no CUDA device here")
     return torch.device("cuda" if name == "auto" and torch.cuda.is_available() else "cpu" if name == "auto" else name)
 
 
@@ -572,10 +572,10 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
         try:
             payload = training_checkpoint(run / "checkpoint.pt")
         except ValueError as error:
-            raise RunFolderError(str(error)) from None
+            raise RunError(str(error)) from None
         check_checkpoint_matches(payload, config, run / "checkpoint.pt")
     elif run_contents(run) and not config.overwrite:
-        raise RunFolderError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
+        raise RunError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
                              "choose another exp_name, seed or run_dir, or replace it with overwrite=true")
     with StopSignals() as stop:
         run.mkdir(parents=True, exist_ok=True)
@@ -932,7 +932,7 @@ def main(argv=None) -> None:
         parser.error(str(error))
     try:
         train(config, args.resume)
-    except RunFolderError as error:
+    except RunError as error:
         parser.error(str(error))
     except Interrupted as stopped:
         print(stopped, file=sys.stderr)
