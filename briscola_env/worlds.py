@@ -44,7 +44,7 @@ from .actions import CALL_OFFSET, NUM_RANK_LEVELS, PASS, PLAY_OFFSET
 from .cards import CARD_FACE, CARD_SUIT, CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS
 from .engine.bits import CARD_BIT
 from .engine.state import AUCTION, CALL, PLAY, State
-from .engine.tables import hopeless_rank_bids, rule_tables
+from .engine.tables import RANK_BID_BITS, hopeless_rank_bids, rule_tables
 from .observation import NUM_BIDS, SPEC
 from .rules import RulesConfig
 
@@ -191,7 +191,8 @@ def sample_deals(public: PublicView, worlds: int, rng: np.random.Generator) -> n
     unseen = np.repeat(public.unseen & ~forced, worlds, axis=0)  # (n * worlds, 40), the cards to shuffle
     allowed = np.repeat(public.allowed, worlds, axis=0)
     bounds = np.cumsum(np.repeat(to_deal, worlds, axis=0), axis=1)  # seat s takes ranks bounds[s-1]..bounds[s]-1
-    rank_bids = np.repeat(public.bids[:, :, :NUM_RANK_LEVELS], worlds, axis=0)  # (m, 5, 10)
+    rank_bids = (public.bids[:, :, :NUM_RANK_LEVELS] * RANK_BID_BITS).sum(axis=2, dtype=np.uint64)  # sets of ids
+    rank_bids = np.repeat(rank_bids, worlds, axis=0)  # (m, 5)
     known = np.where(public.hand, 0, np.where(forced, forced_to, public.played_by))  # -1 where still unseen
     known = np.repeat(known, worlds, axis=0)
     deals = np.empty(unseen.shape, dtype=np.int8)
@@ -216,8 +217,8 @@ def _consistent(rules: RulesConfig, deal: np.ndarray, unseen: np.ndarray, allowe
     ok = (held | ~unseen).all(axis=1)
     if not rules.allow_self_call:
         # A rank bid was illegal for a player holding, at the deal, every card it lets him call.
-        hopeless = hopeless_rank_bids(rule_tables(rules), hand_bits(deal))  # (m, 5, 10)
-        ok &= ~(hopeless & rank_bids).any(axis=(1, 2))
+        hopeless = hopeless_rank_bids(rule_tables(rules), hand_bits(deal))  # (m, 5)
+        ok &= ~(hopeless & rank_bids).any(axis=1)
     return ok
 
 

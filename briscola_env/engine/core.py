@@ -15,7 +15,7 @@ from ..actions import NUM_ACTIONS, action_to_text
 from ..cards import NUM_SEATS
 from ..rules import RulesConfig
 from .bits import contains, sample
-from .deal import as_seeds, check_deals, hand_bits, seeded_hands
+from .deal import check_deals, hand_bits, int_array, seeded_hands
 from .legal import set_auction_legal
 from .phases import apply_auction, apply_call, apply_play
 from .state import AUCTION, CALL, PHASE_NAMES, PLAY, State, clear_games, empty_state
@@ -117,12 +117,12 @@ def _check_legal(state: State, g: np.ndarray, a: np.ndarray, given: np.ndarray) 
 def reset_done(state: State, seeds) -> State:
     """Re-deal, in place, the finished games (auto-reset): game ``b`` gets a new
     deal from ``seeds[b]`` if it is done; the others are untouched."""
-    seeds = as_seeds(seeds)  # every seed checked before any game is cleared
+    seeds = int_array(seeds, "seeds must be ints, one per game")
     if seeds.shape != (state.batch_size,):
         raise ValueError(f"seeds must have shape ({state.batch_size},), one per game; got {seeds.shape}")
     done = np.flatnonzero(state.terminated)
     if done.size:
-        hands, dealers = seeded_hands(seeds[done])
+        hands, dealers = seeded_hands(seeds[done])  # checks their seeds before any game is cleared
         clear_games(state, done)
         _deal(state, done, hands, dealers)
     return state

@@ -50,7 +50,7 @@ def as_seeds(seeds) -> np.ndarray:
         raise ValueError(f"{requirement}; got shape {seeds.shape}")
     bad = np.flatnonzero((seeds < 0) | (seeds >= MAX_SEED))
     if bad.size:
-        raise ValueError(f"seeds must be in 0 .. 2**57 - 1; seed {bad[0]} is {seeds[bad[0]]}")
+        raise ValueError(f"seeds must be in 0 .. 2**57 - 1; got {seeds[bad[0]]}")
     return seeds.astype(np.uint64)
 
 

@@ -15,7 +15,7 @@ from ..actions import CALL_OFFSET, PLAY_OFFSET
 from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .bits import SUIT_BITS
 from .state import State
-from .tables import RANK_BID_IDS, RuleTables, callable_by, hopeless_rank_bids
+from .tables import RuleTables, callable_by, hopeless_rank_bids
 
 
 def held_by(state: State, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -30,9 +30,7 @@ def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     if not rules.allow_self_call:
         # A rank bid is void of meaning if every card it lets him call is his own.
         hand = held_by(state, g, state.current_player[g])
-        hopeless = hopeless_rank_bids(tables, hand).astype(np.uint64) << RANK_BID_IDS.astype(np.uint64)
-        hopeless = np.bitwise_or.reduce(hopeless, axis=1)  # as a set of action ids
-        bits &= ~(hopeless >> lo.astype(np.uint64))
+        bits &= ~(hopeless_rank_bids(tables, hand) >> lo.astype(np.uint64))
     state._legal_bits[g] = bits
     state._legal_base[g] = lo
     if rules.all_pass == "last_forced":

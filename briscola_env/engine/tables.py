@@ -13,9 +13,9 @@ import numpy as np
 
 from ..actions import (MAX_POINTS, MIN_POINTS, NUM_RANK_LEVELS, POINT_BID_OFFSET, RANK_BID_OFFSET,
                        bid_points, point_bid)
-from ..cards import NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, CardTables, card_tables
+from ..cards import CARD_FACE, NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, CardTables, card_tables
 from ..rules import RulesConfig
-from .bits import ALL_CARDS, CARD_BIT, LOW_BITS, WORD
+from .bits import ALL_CARDS, CARD_BIT, LOW_BITS, ONE, WORD
 
 # Roles at the table, indexing RuleTables.payoff_by_role.
 DEFENDER, CALLER, PARTNER, SOLO_CALLER, SOLO_DEFENDER = range(5)
@@ -30,8 +30,10 @@ class RuleTables:
     bid_bits: np.ndarray  # (71,) uint64, legal bids given the standing bid id, bit j = bid id bid_lo + j
     callable_cards: np.ndarray  # (71,) uint64 card set the caller may name whatever his hand, given the winning bid id
     calls_weakest_missing: np.ndarray  # (71,) bool, given the winning bid id: the call after the 2 (see callable_by)
-    weakest_missing: np.ndarray  # (1024,) uint64, faces held in a suit (bit face-1) -> bit of the weakest face
-    #                              not held if the 2 is held, else 0
+    any_weakest_missing_call: bool  # calls_weakest_missing.any(), checked once per call rather than per game
+    weakest_missing_rank_bids: np.uint64  # the rank bids among calls_weakest_missing, as a set of action ids
+    weakest_missing: np.ndarray  # (4 * 1024,) uint64, flat [suit, faces of it held (bit face - 1)]: the card
+    #                              bit of the weakest card of that suit not held if its 2 is held, else 0
     next_speaker: np.ndarray  # (5, 32) first seat after s (cyclically, s itself last) not in the passed set
     points: np.ndarray  # (40,) int16 card points
     strength: np.ndarray  # (40,) int8 strength within a suit, 9 = strongest
@@ -81,39 +83,44 @@ def _callable(rules: RulesConfig, cards: CardTables) -> tuple[np.ndarray, np.nda
 def _weakest_missing(cards: CardTables) -> np.ndarray:
     """The ``weakest_missing`` table of :class:`RuleTables`, in the ``ten_card`` order of ``cards``."""
     weakest_first = [face - 1 for face in reversed(cards.level_face)]  # bit of each face, weakest first
-    table = np.zeros(1 << NUM_FACES, dtype=np.uint64)
+    table = np.zeros((NUM_SUITS, 1 << NUM_FACES), dtype=np.uint64)
     for held in range(1 << NUM_FACES):
         missing = [bit for bit in weakest_first if not held >> bit & 1]
         if held >> weakest_first[0] & 1 and missing:
-            table[held] = 1 << missing[0]
-    return table
+            table[:, held] = CARD_BIT[np.arange(NUM_SUITS) * NUM_FACES + missing[0]]
+    return table.reshape(-1)
 
 
 def callable_by(tables: RuleTables, bid: np.ndarray, hand: np.ndarray) -> np.ndarray:
-    """Cards a caller holding ``hand`` may call after winning the auction on ``bid``, his own included.
-
-    ``bid`` (winning bid ids) and ``hand`` (uint64 card sets) broadcast
-    together. After the 2 (``calls_weakest_missing``), a caller holding the 2
+    """Cards a caller holding ``hand`` (uint64 card sets) may call after winning the auction on
+    ``bid``, his own included. After the 2 (``calls_weakest_missing``), a caller holding the 2
     of a suit may also call the weakest card of that suit he does not hold."""
     cards = tables.callable_cards[bid]
-    if not tables.calls_weakest_missing.any():
+    if not tables.any_weakest_missing_call:
         return cards
-    by_suit = (np.asarray(hand, dtype=np.uint64)[..., None] >> _SUIT_SHIFT) & _FACE_BITS
-    extra = np.bitwise_or.reduce(tables.weakest_missing[by_suit] << _SUIT_SHIFT, axis=-1)
-    return cards | np.where(tables.calls_weakest_missing[bid], extra, np.uint64(0))
+    at = ((hand[..., None] >> _SUIT_SHIFT) & _FACE_BITS).astype(np.intp) + _SUIT_ROW  # (..., 4) into the table
+    extra = np.bitwise_or.reduce(tables.weakest_missing[at], axis=-1)
+    return cards | extra * tables.calls_weakest_missing[bid]
 
 
 def hopeless_rank_bids(tables: RuleTables, hand: np.ndarray) -> np.ndarray:
-    """``(..., 10)`` bool, per rank bid level 1..10: every card that bid lets a player holding
-    ``hand`` (uint64 card sets) call is his own, so with self-calls off he may not bid it."""
-    hand = np.asarray(hand, dtype=np.uint64)[..., None]
-    cards = callable_by(tables, RANK_BID_IDS, hand)
-    return (hand & cards) == cards
+    """For each uint64 card set ``hand``, the rank bids (a uint64 set of action ids) every card of
+    which a player holding ``hand`` holds himself: with self-calls off he may not bid them."""
+    hopeless = np.zeros(np.shape(hand), dtype=np.uint64)
+    for bid, cards in zip(RANK_BID_BITS, tables.callable_cards[RANK_BID_IDS]):  # ten (n,) steps beat one (n, 10)
+        hopeless |= ((hand & cards) == cards) * bid
+    if tables.any_weakest_missing_call:
+        # Holding a 2, he may call the weakest card of its suit he lacks, which is never his own.
+        hopeless &= ~(((hand & _TWOS) != 0) * tables.weakest_missing_rank_bids)
+    return hopeless
 
 
 RANK_BID_IDS = np.arange(RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS)  # action ids of the ten rank bids
+RANK_BID_BITS = ONE << RANK_BID_IDS.astype(np.uint64)  # their bits in a uint64 set of action ids
 _SUIT_SHIFT = np.arange(0, NUM_CARDS, NUM_FACES, dtype=np.uint64)  # bit of each suit's first card
 _FACE_BITS = np.uint64((1 << NUM_FACES) - 1)
+_SUIT_ROW = np.arange(NUM_SUITS, dtype=np.intp) << NUM_FACES  # start of each suit's rows in weakest_missing
+_TWOS = np.bitwise_or.reduce(CARD_BIT[CARD_FACE == 2])  # the four 2s
 
 
 @lru_cache(maxsize=64)
@@ -154,7 +161,9 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
     pay = rules.payoff_table
     tables = RuleTables(
         bid_lo=bid_lo, bid_bits=bid_bits, callable_cards=callable_cards,
-        calls_weakest_missing=calls_weakest_missing, weakest_missing=_weakest_missing(cards),
+        calls_weakest_missing=calls_weakest_missing, any_weakest_missing_call=bool(calls_weakest_missing.any()),
+        weakest_missing_rank_bids=np.bitwise_or.reduce(RANK_BID_BITS * calls_weakest_missing[RANK_BID_IDS]),
+        weakest_missing=_weakest_missing(cards),
         next_speaker=next_speaker, points=cards.points, strength=cards.strength,
         target=target, multiplier=multiplier, follow_from_trick=follow_from, beats=beats.reshape(-1),
         payoff_by_role=np.array([pay.defender, pay.caller, pay.partner, pay.solo_caller, pay.solo_defender],
