@@ -71,13 +71,13 @@ def _callable(rules: RulesConfig, cards: CardTables) -> tuple[np.ndarray, np.nda
     callable_cards = np.full(NUM_BID_STATES, ALL_CARDS, dtype=np.uint64)  # a points-only auction: any card
     rank_bids = slice(RANK_BID_OFFSET, RANK_BID_OFFSET + NUM_RANK_LEVELS)
     callable_cards[rank_bids] = level_cards[1:]
-    weakest_missing = np.zeros(NUM_BID_STATES, dtype=bool)
+    calls_weakest_missing = np.zeros(NUM_BID_STATES, dtype=bool)
     if rules.bidding != "points_only" and rules.call_after_two == "two":
         # Once a rank auction reaches the 2, the winning rank is the 2, points bid after it or not.
         the_two = RANK_BID_OFFSET + NUM_RANK_LEVELS - 1
         callable_cards[the_two:] = level_cards[NUM_RANK_LEVELS]
-        weakest_missing[the_two:] = rules.call_rule == "exact"
-    return callable_cards, weakest_missing
+        calls_weakest_missing[the_two:] = rules.call_rule == "exact"
+    return callable_cards, calls_weakest_missing
 
 
 def _weakest_missing(cards: CardTables) -> np.ndarray:
