@@ -29,7 +29,7 @@ PARTNER_PAYOFFS = ("half", "equal")
 DEFAULT_MULTIPLIER_TABLE = ((61, 1), (71, 2), (81, 3), (91, 4), (101, 5))
 MAX_MULTIPLIER = 100  # per band; with a cappotto (at most x10) a hand's multiplier stays well inside int16
 # Largest payoff_table entry in absolute value: times the largest hand multiplier (100 x 10) it stays far
-# inside float32 (the rewards' dtype), so rewards are never inf and sums of a session's hands stay finite.
+# inside float32, the rewards' dtype, so that no reward is ever inf.
 MAX_PAYOFF = 1e6
 
 
@@ -48,7 +48,7 @@ class PayoffTable:
             v = getattr(self, f.name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                     or abs(v) > MAX_PAYOFF:
-                raise ValueError(f"payoff_table.{f.name} must be a finite number in -{MAX_PAYOFF:g}..{MAX_PAYOFF:g} "
+                raise ValueError(f"payoff_table.{f.name} must be a finite number in -{MAX_PAYOFF:,.0f}..{MAX_PAYOFF:,.0f} "
                                  f"(so that rewards stay finite in float32), got {v!r}")
 
     @classmethod
