@@ -61,7 +61,7 @@ from briscola_env.engine import PHASE_NAMES, PLAY
 from briscola_env.observation import SPEC
 from briscola_env.rewards import REWARD_MODES
 from evaluation import evaluate_pair
-from evaluation.report import edges_table
+from evaluation.report import edges_table, write_atomically
 
 
 # ----------------------------------------------------------------------------- config
@@ -269,7 +269,7 @@ def load_config(path: Optional[str], overrides: list[str]) -> Config:
 def resume_config(run: Path, overrides: list[str]) -> Config:
     """The config saved in a run folder, with only the :data:`RESUME_OVERRIDES` overridden."""
     if run.is_file():
-        training_checkpoint(run)  # a file that is no training checkpoint: the error says what it is
+        load_checkpoint(run, training=True)  # a file that is no training checkpoint: the error says what it is
         raise ValueError(f"--resume takes a run folder, not a file: {run} is a training checkpoint; "
                          f"resume its folder, {run.parent}")
     if not (run / "config.yaml").is_file():
@@ -524,17 +524,6 @@ def run_contents(run: Path) -> list[Path]:
     return [path for path in run.iterdir() if path.name != LOCK_FILE] if run.exists() else []
 
 
-def training_checkpoint(path: Path) -> dict:
-    """The contents of a training checkpoint; any other file is an error saying what it is."""
-    payload = load_checkpoint(path)
-    if "trainer" not in payload:
-        what = ("a belief model (agents.belief)" if payload.get("kind") == "belief"
-                else "an exported policy network (briscola export): it plays, but holds no trainer state")
-        raise ValueError(f"{path} is {what}; --resume continues a run folder written by train.py, "
-                         "whose checkpoint.pt is a training checkpoint")
-    return payload
-
-
 def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
     """The checkpoint was written by the run its folder's config.yaml describes."""
     theirs = payload.get("config", {})
@@ -551,12 +540,6 @@ def training_device(name: str) -> torch.device:
     return torch.device("cuda" if name == "auto" and torch.cuda.is_available() else "cpu" if name == "auto" else name)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
-
-
 # ----------------------------------------------------------------------------- training
 def train(config: Config, resume: Optional[Path] = None) -> Path:
     """Train a new run in run_dir/exp_name-seed, or continue the run folder ``resume``; returns
@@ -570,7 +553,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     payload = None
     if resume is not None:
         try:
-            payload = training_checkpoint(run / "checkpoint.pt")
+            payload = load_checkpoint(run / "checkpoint.pt", training=True)
         except ValueError as error:
             raise RunError(str(error)) from None
         check_checkpoint_matches(payload, config, run / "checkpoint.pt")
