@@ -172,14 +172,14 @@ def test_bid_strength_correlation_tells_a_bidder_that_reads_his_hand():
     assert passer.stats_a.mean_top_bid == 0 and passer.stats_a.bid_strength_correlation is None
 
 
-def test_one_sided_evaluation_gives_the_same_edge_as_the_full_one_for_deterministic_agents(capsys):
+def test_one_sided_evaluation_gives_the_same_edge_as_the_full_one_for_deterministic_agents(capsys, tmp_path):
     from evaluation import evaluate_one_sided
 
     full = evaluate_pair(HeuristicAgent(), FirstLegal(), 40, seed=5, chunk=16)
     half = evaluate_one_sided(HeuristicAgent(), FirstLegal(), 40, seed=5, chunk=16)
     assert half.edge_a == pytest.approx(full.edge_a) and np.allclose(half.per_seat_a, full.per_seat_a)
     assert half.stats_a.as_dict() == full.stats_a.as_dict()
-    assert main(["evaluate", "heuristic", "random", "--deals", "5", "--one-sided"]) == 0
+    assert main(["evaluate", "heuristic", "random", "--deals", "5", "--one-sided", "--out", str(tmp_path / "eval")]) == 0
     printed = capsys.readouterr().out
     assert "| heuristic | random | 5 |" in printed and "bid vs hand value" in printed
     with pytest.raises(SystemExit):
