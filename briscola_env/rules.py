@@ -230,6 +230,7 @@ PRESETS: dict[str, dict] = {
     "follow_suit_endgame": {"follow_suit": True, "follow_suit_last_k": 3},  # house rule in the last tricks
     "equal_partner": {"partner_payoff": "equal", "cappotto_multiplier": 3},  # partner scores as caller; cappotto x3
     "no_self_call": {"allow_self_call": False, "cappotto": "tricks"},  # no solo; cappotto counts tricks
+    "call_any_after_points": {"call_after_two": "any"},  # the earlier reading: after points any card is callable
 }
 
 
