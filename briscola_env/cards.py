@@ -2,7 +2,9 @@
 
 A card id is ``suit * 10 + (face - 1)`` (RULES.md), so ``0`` is the Asso di
 Coppe and ``39`` the Re di Spade. Suits: 0 Coppe/Cups, 1 Denari/Coins,
-2 Bastoni/Clubs, 3 Spade/Swords. Faces: 1 Asso .. 7, 8 Fante, 9 Cavallo, 10 Re.
+2 Bastoni/Clubs, 3 Spade/Swords, printed ♥ ♦ ♣ ♠ and typed ``c d b s`` in Italian,
+``h d c s`` (hearts, diamonds, clubs, spades) in English. Faces: 1 Asso .. 7,
+8 Fante, 9 Cavallo, 10 Re.
 
 Points and strength depend on the ``ten_card`` variant: in ``"three"`` (the
 standard) the 3 is the ten-point card, second only to the Asso; in ``"seven"``
@@ -27,7 +29,16 @@ TOTAL_POINTS = 120
 SUITS_IT = ("Coppe", "Denari", "Bastoni", "Spade")
 SUITS_EN = ("Cups", "Coins", "Clubs", "Swords")
 SUIT_SYMBOLS = ("♥", "♦", "♣", "♠")  # the French-suited equivalents printed on many Italian decks
-SUIT_LETTERS = ("c", "d", "b", "s")  # ASCII spelling accepted by the parser: Coppe, Denari, Bastoni, Spade
+SYMBOL_NAMES_EN = ("Hearts", "Diamonds", "Clubs", "Spades")  # what an English reader calls those symbols
+LANGUAGES = ("it", "en")
+
+# The ASCII suit letters typed for the symbols, per language: the initials of the suit names its reader
+# knows for them, Coppe Denari Bastoni Spade in Italian, Hearts Diamonds Clubs Spades in English (not Cups
+# Coins Clubs Swords, three of them a 'c'). 'c' is Coppe in one and Bastoni (clubs) in the other, so a
+# letter is read in one language only.
+SUIT_LETTERS = {"it": tuple(name[0].lower() for name in SUITS_IT),
+                "en": tuple(name[0].lower() for name in SYMBOL_NAMES_EN)}
+assert SUIT_LETTERS == {"it": ("c", "d", "b", "s"), "en": ("h", "d", "c", "s")}
 
 # Index = face - 1.
 FACES_IT = ("Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "Fante", "Cavallo", "Re")
@@ -111,29 +122,33 @@ def card_name(card: int, lang: str = "it") -> str:
         return f"{FACES_IT[face_index]} di {SUITS_IT[suit]}"
     if lang == "en":
         return f"{FACES_EN[face_index]} of {SUITS_EN[suit]}"
-    raise ValueError(f"lang must be 'it' or 'en', got {lang!r}")
+    raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
 
 
-def parse_card(text: str) -> int:
-    """Card id from the compact form: a face symbol (``A 2..7 F C R``) then a suit,
-    as a symbol (``♥ ♦ ♣ ♠``) or an Italian initial (``c d b s``): ``A♦``, ``Rs``."""
+def parse_card(text: str, lang: str = "it") -> int:
+    """Card id from the compact form: a face symbol (``A 2..7 F C R``) then a suit, as a symbol
+    (``♥ ♦ ♣ ♠``) or a letter of ``lang`` (``SUIT_LETTERS``: ``c d b s`` in Italian, ``h d c s`` in
+    English): ``A♦``, ``Rs``; ``2c`` is the 2 of Coppe (♥) in Italian, of Bastoni (♣) in English."""
+    if lang not in SUIT_LETTERS:
+        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+    letters = SUIT_LETTERS[lang]
     s = text.strip() if isinstance(text, str) else None
     if not s or len(s) != 2 or s[0] not in FACE_SYMBOLS:
         raise ValueError(
             f"cannot parse card {text!r}: expected a face in {' '.join(FACE_SYMBOLS)} followed by a suit "
-            f"in {' '.join(SUIT_SYMBOLS)} or {' '.join(SUIT_LETTERS)}, e.g. 'A♦' or 'Rs'"
+            f"in {' '.join(SUIT_SYMBOLS)} or {' '.join(letters)}, e.g. 'A♦' or 'A{letters[1]}'"
         )
     face = FACE_SYMBOLS.index(s[0]) + 1
     if s[1] in SUIT_SYMBOLS:
         suit = SUIT_SYMBOLS.index(s[1])
-    elif s[1] in SUIT_LETTERS:
-        suit = SUIT_LETTERS.index(s[1])
+    elif s[1] in letters:
+        suit = letters.index(s[1])
     else:
         raise ValueError(f"cannot parse card {text!r}: unknown suit {s[1]!r}, expected one of "
-                         f"{' '.join(SUIT_SYMBOLS)} or {' '.join(SUIT_LETTERS)}")
+                         f"{' '.join(SUIT_SYMBOLS)} or {' '.join(letters)}")
     return card_id(suit, face)
 
 
-def parse_cards(text: str) -> list[int]:
+def parse_cards(text: str, lang: str = "it") -> list[int]:
     """Card ids from a space-separated list of compact forms: ``"A♦ 3♦ Rs"``."""
-    return [parse_card(tok) for tok in text.split()]
+    return [parse_card(tok, lang) for tok in text.split()]
