@@ -1,5 +1,7 @@
 """briscola-chiamata: a reinforcement-learning toolkit for Briscola Chiamata.
 
+The rules it implements, with every variant, are specified in ``docs/RULES.md``.
+
 Modules: :mod:`.cards` (card tables and names), :mod:`.actions` (the 151-id
 action space), :mod:`.rules` (the rules config and presets), :mod:`.engine`
 (the batched NumPy engine), :mod:`.observation` (each player's view),

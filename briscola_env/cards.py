@@ -1,6 +1,6 @@
 """Card tables: ids, suits, faces, points, trick strength and names.
 
-A card id is ``suit * 10 + (face - 1)`` (RULES.md), so ``0`` is the Asso di
+A card id is ``suit * 10 + (face - 1)`` (docs/RULES.md), so ``0`` is the Asso di
 Coppe and ``39`` the Re di Spade. Suits: 0 Coppe/Cups, 1 Denari/Coins,
 2 Bastoni/Clubs, 3 Spade/Swords, printed ♥ ♦ ♣ ♠ and typed ``c d b s`` in Italian,
 ``h d c s`` (hearts, diamonds, clubs, spades) in English. Faces: 1 Asso .. 7,

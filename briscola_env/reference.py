@@ -1,4 +1,4 @@
-"""Scalar reference implementation of the rules (RULES.md), one game at a time.
+"""Scalar reference implementation of the rules (docs/RULES.md), one game at a time.
 
 This is the test oracle for the vectorized engine: plain lists, sets and ints,
 written to be checked by reading. It follows the action space of

@@ -1,4 +1,4 @@
-"""The rules config: one frozen dataclass, one named field per variant of RULES.md.
+"""The rules config: one frozen dataclass, one named field per variant of docs/RULES.md (the specification).
 
 Build it directly (``RulesConfig(call_rule="at_least")``), from a dict
 (:meth:`RulesConfig.from_dict`, unknown keys are an error) or from a named

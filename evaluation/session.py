@@ -1,4 +1,4 @@
-"""Sessions: matches of many hands, as RULES.md describes them.
+"""Sessions: matches of many hands, as docs/RULES.md describes them.
 
 The deal passes to the next player each hand. A session ends after
 ``hands`` hands, or once a player's total reaches ``target``; the highest
