@@ -60,6 +60,7 @@ from briscola_env.cards import NUM_SEATS, NUM_TRICKS
 from briscola_env.engine import PHASE_NAMES, PLAY
 from briscola_env.observation import SPEC
 from briscola_env.rewards import REWARD_MODES
+from briscola_env.seeds import seed_sequence
 from evaluation import evaluate_pair
 from evaluation.report import edges_table, write_atomically
 
@@ -294,6 +295,10 @@ def git_commit() -> str:
 
 
 # ----------------------------------------------------------------------------- storage
+VIEW_BITS = np.flatnonzero(SPEC.high == 1)  # the view's flags and one-hot entries: 0 or 1, saved as bits
+VIEW_COUNTS = np.flatnonzero(SPEC.high > 1)  # its raw counts (points, tricks): saved as bytes
+
+
 class Trajectories:
     """Learner decisions, kept until their hand ends; then their advantages are computed
     and they are ready for an update. A ring of ``capacity`` slots; every step's decisions
@@ -363,15 +368,38 @@ class Trajectories:
         return ids
 
     def state_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self.FIELDS} | {"next": self.next, "clock": self.clock}
+        """What resumes the storage exactly: the slots in use (``rows``), field by field, and the ring's
+        position. A free slot is rewritten by :meth:`add` (and :meth:`finish`, for its advantage and
+        return) before anything reads it, so it is left out: at an update boundary only the open trajectories of hands in progress are in use, about
+        a tenth of the capacity. The views' 0/1 entries and the masks are packed as bits."""
+        rows = np.flatnonzero(self.in_use)
+        saved = {name: getattr(self, name)[rows] for name in self.FIELDS if name != "in_use"}
+        obs = saved["obs"]
+        if obs[:, VIEW_BITS].max(initial=0) > 1:
+            raise RuntimeError("an observation entry that SPEC.high says is 0 or 1 holds more: "
+                               "it cannot be saved as a bit")
+        saved["obs"] = {"bits": np.packbits(obs[:, VIEW_BITS], axis=1), "counts": obs[:, VIEW_COUNTS]}
+        saved["mask"] = np.packbits(saved["mask"], axis=1)
+        return saved | {"rows": rows, "next": self.next, "clock": self.clock}
 
     def load_state_dict(self, saved: dict) -> None:
-        missing = [name for name in (*self.FIELDS, "next", "clock") if name not in saved]
+        """Restore :meth:`state_dict`'s slots in use; every other slot is free."""
+        expected = [name for name in self.FIELDS if name != "in_use"] + ["rows", "next", "clock"]
+        missing = [name for name in expected if name not in saved]
         if missing:
             raise ValueError(f"the checkpoint's trajectory storage lacks {missing}: it was written by an "
                              "older train.py, whose runs cannot be resumed by this one")
+        rows = saved["rows"]
+        obs = np.empty((len(rows), SPEC.size), dtype=np.uint8)
+        obs[:, VIEW_BITS] = np.unpackbits(saved["obs"]["bits"], axis=1, count=len(VIEW_BITS))
+        obs[:, VIEW_COUNTS] = saved["obs"]["counts"]
+        self.in_use[:] = self.open[:] = self.ready[:] = False
+        self.in_use[rows] = True
+        self.obs[rows] = obs
+        self.mask[rows] = np.unpackbits(saved["mask"], axis=1, count=NUM_ACTIONS)
         for name in self.FIELDS:
-            getattr(self, name)[...] = saved[name]
+            if name not in ("obs", "mask", "in_use"):
+                getattr(self, name)[rows] = saved[name]
         self.next, self.clock = saved["next"], saved["clock"]
 
 
@@ -434,6 +462,11 @@ class BeliefTracker:
         self.sums[...] = saved["sums"]
 
 
+TRAINER_FORMAT = 2
+"""Layout of a training checkpoint's trainer state. 2: the storage's slots in use, with bits packed, and
+each snapshot once; 1 (unmarked): every slot of the storage, 186 MB for the default config."""
+
+
 def pack(obj):
     """NumPy arrays inside ``obj`` as tensors (checkpoints hold only tensors and plain values)."""
     if isinstance(obj, np.ndarray):
@@ -446,6 +479,12 @@ def pack(obj):
     if isinstance(obj, np.generic):
         return obj.item()
     return obj
+
+
+def same_weights(one: torch.nn.Module, other: torch.nn.Module) -> bool:
+    """The two networks hold the same weights, bit for bit (wherever they are)."""
+    mine, theirs = one.state_dict(), other.state_dict()
+    return mine.keys() == theirs.keys() and all(torch.equal(mine[name].cpu(), theirs[name].cpu()) for name in mine)
 
 
 def unpack(obj):
@@ -524,6 +563,15 @@ def run_contents(run: Path) -> list[Path]:
     return [path for path in run.iterdir() if path.name != LOCK_FILE] if run.exists() else []
 
 
+def check_trainer_format(payload: dict, path: Path) -> None:
+    """The checkpoint's trainer state is in the layout this train.py resumes (:data:`TRAINER_FORMAT`)."""
+    found = payload["trainer"].get("format", 1) if isinstance(payload["trainer"], dict) else None
+    if found != TRAINER_FORMAT:
+        raise RunError(f"{path} holds trainer state of format {found!r}, written by an older train.py "
+                       f"(format 1 saved every storage slot); this train.py resumes format {TRAINER_FORMAT} "
+                       "only: resume it with the version that wrote it, or start afresh (overwrite=true)")
+
+
 def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
     """The checkpoint was written by the run its folder's config.yaml describes."""
     theirs = payload.get("config", {})
@@ -556,6 +604,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
             payload = load_checkpoint(run / "checkpoint.pt", training=True)
         except ValueError as error:
             raise RunError(str(error)) from None
+        check_trainer_format(payload, run / "checkpoint.pt")
         check_checkpoint_matches(payload, config, run / "checkpoint.pt")
     elif run_contents(run) and not config.overwrite:
         raise RunError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
@@ -602,7 +651,8 @@ def run_training(config: Config, run: Path, payload: Optional[dict], device: tor
 
     # Environment and opponents: owner[g, s] = 0 learner, 1 heuristic, 2 + k snapshot k.
     rules = preset(config.rules)
-    env = BatchedEnv(config.num_envs, rules, seed=config.seed, reward=config.reward)
+    # Deals from a stream of their own (briscola_env.seeds), drawn apart from every evaluation's, whatever its seed.
+    env = BatchedEnv(config.num_envs, rules, seed=seed_sequence("train-env", config.seed), reward=config.reward)
     out = env.reset()
     heuristic = HeuristicAgent(rules, seed=config.seed)
     demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
@@ -637,7 +687,7 @@ def run_training(config: Config, run: Path, payload: Optional[dict], device: tor
         storage.load_state_dict(saved["storage"])
         belief.load_state_dict(saved["belief"])
         owner[...] = saved["owner"]
-        for state in saved["pool"]:
+        for state in saved["pool"] + ([payload["model"]] if saved["pool_ends_with_model"] else []):
             pool.append(PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0))
             pool[-1].load_state_dict(state)
         rng.bit_generator.state = saved["rng"]
@@ -654,9 +704,12 @@ def run_training(config: Config, run: Path, payload: Optional[dict], device: tor
             stale.unlink(missing_ok=True)
 
     def checkpoint() -> None:
-        trainer = {"optimizer": optimizer.state_dict(), "env": env.state_dict(), "storage": storage.state_dict(),
-                   "belief": belief.state_dict(),
-                   "owner": owner, "pool": [p.state_dict() for p in pool], "rng": rng.bit_generator.state,
+        # A snapshot taken at this update boundary is the network itself: saved once, as the model.
+        newest_is_model = bool(pool) and same_weights(pool[-1], net)
+        trainer = {"format": TRAINER_FORMAT, "optimizer": optimizer.state_dict(), "env": env.state_dict(),
+                   "storage": storage.state_dict(), "belief": belief.state_dict(), "owner": owner,
+                   "pool": [p.state_dict() for p in pool[:len(pool) - newest_is_model]],
+                   "pool_ends_with_model": newest_is_model, "rng": rng.bit_generator.state,
                    "torch_rng": torch.get_rng_state(), "sampler": sampler.get_state(),
                    "update": update, "decisions": decisions}
         save_checkpoint(run / "checkpoint.pt", net, config=dataclasses.asdict(config), trainer=pack(trainer))

@@ -9,6 +9,9 @@ the same facts are encoded for critics and probes.
 It is trained on views logged from games of any mix of agents
 (:func:`collect_views`, :func:`train_belief`), saved as data-only
 checkpoints, and queried at any decision (:meth:`BeliefModel.probabilities`).
+A model keeps the deal seeds of the games it was fitted on (``trained_on``,
+saved with it), so that it is never measured on them
+(:func:`briscola_env.seeds.refuse_training_deals`).
 The same network shape serves as the auxiliary belief head of the PPO
 network in ``train.py``.
 """
@@ -46,6 +49,8 @@ class BeliefNet(nn.Module):
         self.hidden = list(hidden)
         self.register_buffer("scale", torch.as_tensor(SPEC.scale))
         self.body = nn.Sequential(*layers, nn.Linear(width, NUM_SEATS))
+        # Deal seeds of the games fitted on: none yet; None once read from a file that does not say.
+        self.trained_on: Optional[np.ndarray] = np.zeros(0, dtype=np.int64)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return self.body(obs.float() * self.scale)
@@ -61,6 +66,7 @@ class Views:
     role: np.ndarray  # (n,) int64, CALLER / PARTNER / DEFENDER of the viewer
     revealed: np.ndarray  # (n,) bool, the called card had been played (the partner is public)
     game: np.ndarray  # (n,) int64, game index
+    deal_seeds: np.ndarray  # (games,) int64, the deal seed of each game
     called_trick: np.ndarray  # (games,) int64, trick the called card was played in (-1: not played)
     with_partner: np.ndarray  # (games,) bool, the hand was played by a caller and a partner (not void, not solo)
     contract_made: np.ndarray  # (games,) bool
@@ -94,12 +100,13 @@ def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: 
         revealed = SPEC.view(out.obs[g], "partner_revealed")[:, 0] == 1
         kept.append((out.obs[g], partner, state.trick_index[g].astype(np.int64), role, revealed, g))
 
+    deal_seeds = np.asarray(deal_seeds, dtype=np.int64)
     state, _ = play_games(agents, seat_agents, deal_seeds, rules, observe=observe)
     obs, partner, trick, role, revealed, game = (np.concatenate(parts) for parts in zip(*kept))
     from briscola_env.batched_env import called_trick
 
     with_partner = (state.caller >= 0) & (state.hidden.partner != state.caller)
-    return Views(obs, partner, trick, role, revealed, game,
+    return Views(obs, partner, trick, role, revealed, game, deal_seeds.copy(),
                  called_trick(state, np.arange(state.batch_size)).astype(np.int64), with_partner,
                  state.contract_made.copy())
 
@@ -107,7 +114,8 @@ def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: 
 def train_belief(views: Views, hidden: Sequence[int] = (256, 128), epochs: int = 4, batch_size: int = 512,
                  learning_rate: float = 1e-3, seed: int = 0,
                  progress: Optional[Callable[[int, float], None]] = None) -> BeliefNet:
-    """Fit a :class:`BeliefNet` to ``views`` by cross-entropy; ``progress(epoch, loss)`` after each epoch."""
+    """Fit a :class:`BeliefNet` to ``views`` by cross-entropy; ``progress(epoch, loss)`` after each epoch.
+    The net's ``trained_on`` is the deal seeds of the games whose views it was fitted on."""
     if len(views) == 0:
         raise ValueError("no views to train on: play more games")
     torch.manual_seed(seed)
@@ -126,6 +134,7 @@ def train_belief(views: Views, hidden: Sequence[int] = (256, 128), epochs: int =
             total += loss.item() * len(batch)
         if progress:
             progress(epoch + 1, total / len(obs))
+    net.trained_on = np.unique(views.deal_seeds[views.game])
     return net.eval()
 
 
@@ -134,15 +143,23 @@ def save_belief(path, net: BeliefNet, **extra) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
     torch.save({"format": BELIEF_FORMAT, "kind": "belief", "layout": layout_signature(), "hidden": net.hidden,
-                "model": net.state_dict(), **extra}, temporary)
+                "model": net.state_dict(), "trained_on": torch.from_numpy(net.trained_on), **extra}, temporary)
     os.replace(temporary, path)
 
 
 class BeliefModel:
-    """A trained belief network, queried on views: ``probabilities(obs)`` is ``(n, 5)``."""
+    """A trained belief network, queried on views: ``probabilities(obs)`` is ``(n, 5)``;
+    ``name`` says which model it is in messages."""
 
-    def __init__(self, net: BeliefNet):
+    def __init__(self, net: BeliefNet, name: str = "the belief model"):
         self.net = net.eval()
+        self.name = name
+
+    @property
+    def trained_on(self) -> Optional[np.ndarray]:
+        """The deal seeds of the games it was fitted on; None for a file written before models
+        recorded them (it may have been fitted on any deals)."""
+        return self.net.trained_on
 
     @classmethod
     def load(cls, path) -> "BeliefModel":
@@ -163,7 +180,8 @@ class BeliefModel:
         except ValueError as error:
             raise ValueError(f"{path} declares a network this version cannot build: {error}") from None
         load_weights(net, payload.get("model"), path)
-        return cls(net)
+        net.trained_on = _trained_on_record(payload, path)
+        return cls(net, f"the belief model {path}")
 
     @torch.no_grad()
     def probabilities(self, obs: np.ndarray) -> np.ndarray:
@@ -172,3 +190,15 @@ class BeliefModel:
             out.append(torch.softmax(self.net(torch.from_numpy(np.ascontiguousarray(obs[start:start + 65_536]))),
                                      dim=1).numpy())
         return np.concatenate(out) if out else np.zeros((0, NUM_SEATS), np.float32)
+
+
+def _trained_on_record(payload: dict, path) -> Optional[np.ndarray]:
+    """A belief file's record of its training deals; None where the file has none (written before
+    the record existed)."""
+    trained_on = payload.get("trained_on")
+    if trained_on is None:
+        return None
+    if not isinstance(trained_on, torch.Tensor) or trained_on.dtype != torch.int64 or trained_on.dim() != 1:
+        raise ValueError(f"{path}: its record of the deals it was trained on ('trained_on') is not a 1-D int64 "
+                         "tensor of deal seeds")
+    return trained_on.numpy().copy()

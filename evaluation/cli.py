@@ -34,6 +34,7 @@ from agents import make_agent
 from briscola_env import __version__, preset
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import PRESETS
+from briscola_env.seeds import deal_seeds, refuse_training_deals
 
 from .duplicate import DuplicateResult, evaluate_one_sided, round_robin
 from .report import claim_folder, ratings, results_markdown, writable_folder, write
@@ -95,18 +96,21 @@ def session(specs: list[str], sessions: int, hands: Optional[int], target: Optio
 
 def train_belief_model(specs: list[str], games: int, seed: int, rules_name: str, out: Path, epochs: int) -> str:
     """The Python API behind ``briscola belief``: log games of the agents (each seat drawn from
-    ``specs``, every game), fit a belief model, save it; returns a line on its held-out accuracy."""
+    ``specs``, every game), fit a belief model, save it; returns a line on its held-out accuracy.
+    The games are dealt from the ``"belief-train"`` stream of ``seed``, the held-out ones from
+    ``"belief-heldout"`` (:mod:`briscola_env.seeds`); the model records the deals it was fitted on."""
     from agents.belief import BeliefModel, collect_views, save_belief, train_belief
 
     rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    held_out = max(1, games // 10)
+    fit_deals, check_deals = deal_seeds("belief-train", seed, games), deal_seeds("belief-heldout", seed, held_out)
+    refuse_training_deals(check_deals, fit_deals, "the belief model")
     if out.is_dir():
         raise ValueError(f"{out} is a folder: --out names the model file to write, such as runs/belief.pt")
     writable_folder(out.parent)
-    rng = np.random.default_rng(seed)
-    held_out = max(1, games // 10)
-    layout = rng.integers(0, len(agents), (games + held_out, NUM_SEATS))
-    views = collect_views(agents, layout, rng.integers(0, 2**57, games + held_out), rules)
+    layout = np.random.default_rng(seed).integers(0, len(agents), (games + held_out, NUM_SEATS))
+    views = collect_views(agents, layout, np.concatenate([fit_deals, check_deals]), rules)
     fit, check = views.select(views.game < games), views.select(views.game >= games)
     with tqdm(total=epochs, desc="belief", unit="epoch", file=sys.stderr) as bar:
         net = train_belief(fit, epochs=epochs, seed=seed,
@@ -122,17 +126,21 @@ def train_belief_model(specs: list[str], games: int, seed: int, rules_name: str,
 def concealment_report(specs: list[str], belief_path: Path, games: int, seed: int, rules_name: str,
                        out: Optional[Path]) -> str:
     """The Python API behind ``briscola concealment``: one population per spec (that agent at
-    every seat), measured against the belief model; the tables, also written with a PNG to ``out``."""
+    every seat), measured against the belief model; the tables, also written with a PNG to ``out``.
+    A model trained on any of the deals played, or without a record of its training deals, is
+    refused before anything is played or written."""
     from agents.belief import BeliefModel
 
-    from .concealment import concealment, concealment_table, write as write_concealment
+    from .concealment import belief_unseen_on, concealment, concealment_deals, concealment_table, \
+        write as write_concealment
 
     belief = BeliefModel.load(belief_path)
+    belief_unseen_on(belief, concealment_deals(games, seed))
     rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     if out is not None:
         claim_folder(out)
-    results = [concealment(belief.probabilities, agent, spec, games, seed, rules) for agent, spec in zip(agents, specs)]
+    results = [concealment(belief, agent, spec, games, seed, rules) for agent, spec in zip(agents, specs)]
     if out is not None:
         write_concealment(results, out)
     return concealment_table(results)

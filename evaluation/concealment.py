@@ -15,6 +15,12 @@ decisions in card play. Per trick (1-8) and viewer role:
 With the distribution of the trick in which the called card is played, and
 how often the population's contracts are made (a partner hiding well keeps
 the accuracy near chance while still winning contracts).
+
+The hands are dealt from the ``"concealment"`` stream of deal seeds
+(:mod:`briscola_env.seeds`), apart from those a belief model is trained on, and
+a belief model whose record of its training deals shares any of them, or that
+has no such record, is refused: measured on its own training deals, a model
+shows what it remembers rather than what the partners give away.
 """
 
 from __future__ import annotations
@@ -22,14 +28,15 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Union
 
 import numpy as np
 
 from agents import Agent
-from agents.belief import CALLER, DEFENDER, Views, collect_views
+from agents.belief import CALLER, DEFENDER, BeliefModel, Views, collect_views
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
 from briscola_env.rules import RulesConfig
+from briscola_env.seeds import deal_seeds, refuse_training_deals
 
 from .report import write_atomically
 
@@ -82,18 +89,46 @@ def measure(views: Views, probabilities: np.ndarray, population: str, games: int
     return ConcealmentResult(population, games, **out, called_trick=called.tolist(), contracts_made=contracts_made)
 
 
-def concealment(belief: Callable[[np.ndarray], np.ndarray], agent: Agent, name: str, games: int,
-                seed: int = 0, rules: RulesConfig | None = None) -> ConcealmentResult:
-    """Play ``games`` hands with ``agent`` at every seat and measure how well its partners hide
-    from ``belief`` (a callable from views to ``(n, 5)`` probabilities, e.g.
-    :meth:`agents.belief.BeliefModel.probabilities`)."""
+Belief = Union[BeliefModel, Callable[[np.ndarray], np.ndarray]]
+
+
+def concealment_deals(games: int, seed: int) -> np.ndarray:
+    """The deal seeds :func:`concealment` plays for ``seed``: the first ``games`` of the
+    ``"concealment"`` stream."""
     if games < 1:
         raise ValueError(f"games must be at least 1; got {games}")
-    rng = np.random.default_rng(seed)
-    agent.reset(int(rng.integers(2**32)))
-    views = collect_views([agent], np.zeros((games, NUM_SEATS), dtype=np.int64), rng.integers(0, 2**57, games),
-                          rules)
-    return measure(views, np.asarray(belief(views.obs)), name, games, float(views.contract_made.mean()))
+    return deal_seeds("concealment", seed, games)
+
+
+def belief_unseen_on(belief: Belief, deals: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The probabilities of ``belief``, once sure that it was not trained on any of ``deals``.
+
+    A :class:`~agents.belief.BeliefModel`, or its bound ``probabilities``, is checked against
+    its record of its training deals, and refused if it has none (a file written before models
+    kept one: it may have been trained on any deals); any other callable from views to
+    ``(n, 5)`` probabilities is taken as fitted on no deals, as a hand-made belief is."""
+    model = getattr(belief, "__self__", belief)
+    if not isinstance(model, BeliefModel):
+        return belief
+    if model.trained_on is None:
+        raise ValueError(f"{model.name} does not record the deals it was trained on (it was written before "
+                         "belief models kept that record), so it could be measured on its own training deals: "
+                         "train it again with: briscola belief ...")
+    refuse_training_deals(deals, model.trained_on, model.name)
+    return model.probabilities
+
+
+def concealment(belief: Belief, agent: Agent, name: str, games: int, seed: int = 0,
+                rules: RulesConfig | None = None) -> ConcealmentResult:
+    """Play ``games`` hands with ``agent`` at every seat and measure how well its partners hide
+    from ``belief``: a :class:`~agents.belief.BeliefModel` (or its ``probabilities``), never
+    measured on deals it was trained on (see :func:`belief_unseen_on`), or a callable from views
+    to ``(n, 5)`` probabilities."""
+    deals = concealment_deals(games, seed)
+    probabilities = belief_unseen_on(belief, deals)
+    agent.reset(int(np.random.default_rng(seed).integers(2**32)))
+    views = collect_views([agent], np.zeros((games, NUM_SEATS), dtype=np.int64), deals, rules)
+    return measure(views, np.asarray(probabilities(views.obs)), name, games, float(views.contract_made.mean()))
 
 
 def concealment_table(results: list[ConcealmentResult]) -> str:
