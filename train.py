@@ -15,6 +15,15 @@ cadence, device, threads); resuming a finished run says so and does nothing. SIG
 and SIGTERM stop at the end of the current update with a checkpoint, so that --resume then
 equals an uninterrupted run; a second signal stops at once.
 
+checkpoint.pt holds what resumes the run exactly, and nothing else: the network, Adam's moments,
+the games in progress (engine state and records), the trajectory storage's slots in use (the
+learner's decisions in hands not yet ended; the views' 0/1 entries and the masks as bits), the
+opponent pool's snapshots (up to pool_size; one taken at the checkpoint's update is the network
+itself, saved once), the seats' owners and every random generator's state. For the default
+config that is 7 MB after the first update and about 23 MB once the pool is full (it was 186 MB
+before, with every slot of the storage: BENCHMARKS.md, "Checkpoint size"). To play or ship a
+network alone (2 MB for the default config), `briscola export` writes just that.
+
 Reads top to bottom: config, seeding, environment and opponents, agent,
 rollout, update, logging, checkpoint, evaluation. PPO follows CleanRL's
 reference (clipped objective, GAE, optional value clipping, advantage
@@ -370,8 +379,9 @@ class Trajectories:
     def state_dict(self) -> dict:
         """What resumes the storage exactly: the slots in use (``rows``), field by field, and the ring's
         position. A free slot is rewritten by :meth:`add` (and :meth:`finish`, for its advantage and
-        return) before anything reads it, so it is left out: at an update boundary only the open trajectories of hands in progress are in use, about
-        a tenth of the capacity. The views' 0/1 entries and the masks are packed as bits."""
+        return) before anything reads it, so it is left out: at an update boundary only the open
+        trajectories of hands in progress are in use (an eighth to a fifth of the capacity in the
+        default config). The views' 0/1 entries and the masks are packed as bits."""
         rows = np.flatnonzero(self.in_use)
         saved = {name: getattr(self, name)[rows] for name in self.FIELDS if name != "in_use"}
         obs = saved["obs"]
