@@ -30,14 +30,14 @@ SUITS_IT = ("Coppe", "Denari", "Bastoni", "Spade")
 SUITS_EN = ("Cups", "Coins", "Clubs", "Swords")
 SUIT_SYMBOLS = ("♥", "♦", "♣", "♠")  # the French-suited equivalents printed on many Italian decks
 SYMBOL_NAMES_EN = ("Hearts", "Diamonds", "Clubs", "Spades")  # what an English reader calls those symbols
-LANGUAGES = ("it", "en")
 
-# The ASCII suit letters typed for the symbols, per language: the initials of the suit names its reader
-# knows for them, Coppe Denari Bastoni Spade in Italian, Hearts Diamonds Clubs Spades in English (not Cups
-# Coins Clubs Swords, three of them a 'c'). 'c' is Coppe in one and Bastoni (clubs) in the other, so a
-# letter is read in one language only.
-SUIT_LETTERS = {"it": tuple(name[0].lower() for name in SUITS_IT),
-                "en": tuple(name[0].lower() for name in SYMBOL_NAMES_EN)}
+# The suit names a reader of each language knows the printed cards by: Coppe Denari Bastoni Spade in
+# Italian; in English the symbols' names, not Cups Coins Clubs Swords (three of them a 'c').
+SUIT_NAMES_READ = {"it": SUITS_IT, "en": SYMBOL_NAMES_EN}
+LANGUAGES = tuple(SUIT_NAMES_READ)  # of the card names and the letters typed
+# The ASCII suit letters typed for the symbols, per language: those names' initials. 'c' is Coppe in one
+# and Bastoni (clubs) in the other, so a letter is read in one language only.
+SUIT_LETTERS = {lang: tuple(name[0].lower() for name in names) for lang, names in SUIT_NAMES_READ.items()}
 assert SUIT_LETTERS == {"it": ("c", "d", "b", "s"), "en": ("h", "d", "c", "s")}
 
 # Index = face - 1.

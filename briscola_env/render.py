@@ -2,7 +2,9 @@
 
 ``render_text(game, viewer=None)`` shows every hand (an omniscient view);
 with a ``viewer`` seat only that seat's hand, and the partner only once
-revealed (or if the viewer is the partner). Cards appear in the compact form
+revealed (or if the viewer is the partner). Once the hand is over the hands are
+shown as dealt (every card of a played hand has been seen; a void hand's stay
+hidden from a viewer), with each side's points. Cards appear in the compact form
 with suit symbols (``A♦``); the call also by name, in Italian or English.
 Player names are printed through :func:`printable`, since they may come from
 a file (a game record) and a terminal obeys the control characters it prints.
@@ -13,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .actions import action_to_text
-from .cards import CARD_SUIT, NUM_SEATS, SUITS_EN, SUITS_IT, card_name, card_str, card_tables
+from .cards import CARD_SUIT, NUM_SEATS, SUITS_EN, SUITS_IT, TOTAL_POINTS, card_name, card_str, card_tables
 from .reference import ReferenceGame
 
 
@@ -21,6 +23,15 @@ def printable(text: str) -> str:
     """``text`` with every non-printable character (escape, carriage return, bidi control...)
     written as its Python escape: ``"\\x1b[2J"`` shows as ``\\x1b[2J`` and clears no screen."""
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+
+
+def hands_as_dealt(game: ReferenceGame) -> list[set[int]]:
+    """Each seat's eight cards as dealt: those in its hand now and those it has played."""
+    dealt = [set(hand) for hand in game.hands]
+    for trick in game.tricks:
+        for seat, card in trick:
+            dealt[seat].add(card)
+    return dealt
 
 
 def _hand_text(cards, ten_card: str) -> str:
@@ -38,10 +49,11 @@ def render_text(game: ReferenceGame, viewer: Optional[int] = None, lang: str = "
              + (f" | trick {min(len(game.trick_winners) + 1, 8)}/8" if game.phase == "play" else "")
              + (f" | {names[game.current_player]} to act" if game.current_player >= 0 else "")]
 
-    lines.append("Hands:")
+    hands = hands_as_dealt(game) if game.terminated else game.hands
+    lines.append("Hands as dealt:" if game.terminated else "Hands:")
     for s in range(NUM_SEATS):
-        shown = viewer is None or viewer == s
-        hand = _hand_text(game.hands[s], ten) if shown else f"({len(game.hands[s])} cards)"
+        shown = viewer is None or viewer == s or (game.terminated and not game.void)
+        hand = _hand_text(hands[s], ten) if shown else f"({len(hands[s])} cards)"
         lines.append(f"  {names[s]:<10} {hand}")
 
     bids = [f"{names[s]} {action_to_text(a, ten)}" for s, a in game.auction]
@@ -68,6 +80,10 @@ def render_text(game: ReferenceGame, viewer: Optional[int] = None, lang: str = "
 
     lines.append("Points: " + " | ".join(f"{names[s]} {game.captured_points[s]}" for s in range(NUM_SEATS)))
     if game.terminated and not game.void:
+        callers = sorted({game.caller, game.partner})
+        defenders = [s for s in range(NUM_SEATS) if s not in callers]
+        lines.append(f"Sides: callers {', '.join(names[s] for s in callers)} {game.team_points} | "
+                     f"defenders {', '.join(names[s] for s in defenders)} {TOTAL_POINTS - game.team_points}")
         result = "made" if game.made else "failed"
         lines.append(f"Result: contract {result} with {game.team_points} points, multiplier x{game.multiplier}; "
                      "payoffs " + " | ".join(f"{names[s]} {game.payoffs[s]:+g}" for s in range(NUM_SEATS)))

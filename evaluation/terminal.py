@@ -1,9 +1,17 @@
 """Playing and replaying hands in the terminal (``briscola play``, ``briscola replay``).
 
 A person types bids and cards by name: ``pass``, ``75`` (points), ``R`` or
-``re`` (a rank), ``A♦``, ``Ad``, ``asso denari``, ``ace of coins``;
-``help`` lists the legal moves. A typo or an illegal move is answered with a
+``re`` (a rank), ``A♦``, ``asso denari``, ``ace of coins`` or ``ace of
+diamonds``, or a face and a suit letter of the chosen language: Italian
+``c d b s`` (coppe, denari, bastoni, spade), English ``h d c s`` (the printed
+symbols' hearts, diamonds, clubs, spades), so ``2c`` is the 2♥ in Italian and
+the 2♣ in English, never both. ``help`` lists the legal moves and how to write
+them; ``quit`` ends the session. A typo or an illegal move is answered with a
 message and asked again, so nothing is played by mistake.
+
+``play_in_terminal`` plays a session: after each hand its table (the hands as
+dealt), whether the person's side won, and the running totals; then the next
+hand, the deal passing to the next seat, until ``quit`` or the end of input.
 """
 
 from __future__ import annotations
@@ -13,21 +21,33 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from agents import AECPolicy, make_agent
-from briscola_env.actions import (CALL_OFFSET, MIN_POINTS, MAX_POINTS, PASS, PLAY_OFFSET, action_to_text,
-                                  point_bid, rank_bid)
-from briscola_env.cards import (FACE_SYMBOLS, FACES_EN, FACES_IT, NUM_CARDS, NUM_SEATS, SUITS_EN, SUITS_IT,
+from briscola_env.actions import (CALL_OFFSET, MIN_POINTS, MAX_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET,
+                                  action_to_text, bid_points, point_bid, rank_bid)
+from briscola_env.cards import (FACE_SYMBOLS, FACES_EN, FACES_IT, LANGUAGES, NUM_CARDS, NUM_SEATS, SUIT_LETTERS,
+                                SUIT_NAMES_READ, SUIT_SYMBOLS, SUITS_EN, SUITS_IT, SYMBOL_NAMES_EN, TOTAL_POINTS,
                                 card_str, card_tables, parse_card)
 from briscola_env.pettingzoo_env import raw_env
 from briscola_env.records import game_from_record, record_at, validate
+from briscola_env.reference import ReferenceGame
 from briscola_env.render import render_text
 from briscola_env.rules import RulesConfig
 
+HELP_WORDS = ("help", "?", "aiuto")
+QUIT_WORDS = ("quit", "exit", "esci")
+
+
+class _Quit(Exception):
+    """The person typed one of ``QUIT_WORDS``."""
+
 
 def _card_names() -> dict[str, int]:
+    """Every card by its full names, each with one reading whatever the language: Italian, English,
+    and English after the printed symbols (the ``ace of hearts`` is the ``ace of cups``)."""
     names = {}
     for card in range(NUM_CARDS):
         suit, face = divmod(card, 10)
-        for faces, suits, joins in ((FACES_IT, SUITS_IT, (" di ", " ")), (FACES_EN, SUITS_EN, (" of ", " "))):
+        for faces, suits, joins in ((FACES_IT, SUITS_IT, (" di ", " ")), (FACES_EN, SUITS_EN, (" of ", " ")),
+                                    (FACES_EN, SYMBOL_NAMES_EN, (" of ", " "))):
             for join in joins:
                 names[f"{faces[face]}{join}{suits[suit]}".lower()] = card
         names[card_str(card).lower()] = card
@@ -37,8 +57,38 @@ def _card_names() -> dict[str, int]:
 CARD_NAMES = _card_names()
 
 
-def parse_move(text: str, legal: Sequence[int], rules: RulesConfig) -> int:
-    """The legal action meant by ``text``; ValueError with a message otherwise."""
+def suit_letters_text(lang: str) -> str:
+    """The suit letters of ``lang`` with the names they stand for: ``h d c s (hearts, diamonds, ...)``."""
+    names = ", ".join(name.lower() for name in SUIT_NAMES_READ[lang])
+    return f"{' '.join(SUIT_LETTERS[lang])} ({names})"
+
+
+def how_to_write_cards(lang: str) -> str:
+    """How a card is typed with the suit letters of ``lang``."""
+    example = FACE_SYMBOLS[0] + SUIT_LETTERS[lang][0]
+    return (f"cards: a face {' '.join(FACE_SYMBOLS)}, then a suit {' '.join(SUIT_SYMBOLS)} or "
+            f"{suit_letters_text(lang)}: {example!r} is {card_str(parse_card(example, lang))}; "
+            "also by name: 'ace of hearts', 'asso di coppe'")
+
+
+def describe_moves(legal: Sequence[int], ten_card: str) -> str:
+    """The legal moves in words, point bids as their range (they are any number above the
+    standing bid): ``pass, bid 2, bid a number of points 75..120``."""
+    is_points = [POINT_BID_OFFSET <= a < CALL_OFFSET for a in legal]
+    moves = [action_to_text(a, ten_card) for a, points in zip(legal, is_points) if not points]
+    points = [bid_points(a) for a, points in zip(legal, is_points) if points]
+    if points and points == list(range(points[0], points[-1] + 1)):
+        moves.append(f"bid a number of points {points[0]}..{points[-1]}")
+    else:
+        moves += [f"bid {p}" for p in points]
+    return ", ".join(moves)
+
+
+def parse_move(text: str, legal: Sequence[int], rules: RulesConfig, lang: str = "it") -> int:
+    """The legal action meant by ``text``, suit letters read in ``lang``; ValueError with a message
+    otherwise."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}; got {lang!r}")
     words = text.strip().lower().replace("bid ", "").replace("play ", "").replace("call ", "")
     if not words:
         raise ValueError("type a move, or 'help'")
@@ -57,7 +107,7 @@ def parse_move(text: str, legal: Sequence[int], rules: RulesConfig) -> int:
         card = CARD_NAMES.get(words)
         if card is None:
             try:
-                card = parse_card(text.strip().split()[-1])
+                card = parse_card(text.strip().split()[-1], lang)
             except ValueError:
                 card = None
         if card is not None:
@@ -67,27 +117,34 @@ def parse_move(text: str, legal: Sequence[int], rules: RulesConfig) -> int:
         return chosen[0]
     if candidates:
         raise ValueError(f"{text.strip()!r} is not allowed now; type 'help' for the legal moves")
-    raise ValueError(f"cannot read {text.strip()!r}: try 'pass', '75', 'R', 'A♦', 'asso denari' or 'help'")
+    example = FACE_SYMBOLS[0] + SUIT_LETTERS[lang][0]
+    raise ValueError(f"cannot read {text.strip()!r}: try 'pass', '75', 'R', a card such as 'A♦' or {example!r} "
+                     f"(suit letters {suit_letters_text(lang)}), 'quit' or 'help'")
 
 
-def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int] = None,
-                     rules: Optional[RulesConfig] = None, lang: str = "it",
-                     input_fn: Optional[Callable[[str], str]] = None,
-                     print_fn: Callable[[str], None] = print) -> list[float]:
-    """One hand with a person at ``seat`` and agents (one spec, or four) at the others.
-    Returns the five payoffs. ``input_fn`` reads the person's moves (default: the terminal)."""
-    input_fn = input_fn or input
-    if len(opponents) not in (1, NUM_SEATS - 1):
-        raise ValueError("give one opponent spec (for all four seats) or four, in seat order")
-    specs = list(opponents) * (NUM_SEATS - 1) if len(opponents) == 1 else list(opponents)
-    others = [s for s in range(NUM_SEATS) if s != seat]
-    policies = {s: AECPolicy(make_agent(spec, seed=None if seed is None else seed + s, rules=rules))
-                for s, spec in zip(others, specs)}
-    env = raw_env(rules=rules, render_view=seat, render_mode="ansi", lang=lang)
-    env.reset(seed=seed)
+def _read_move(prompt: str, legal: list[int], rules: RulesConfig, lang: str,
+               input_fn: Callable[[str], str], print_fn: Callable[[str], None]) -> int:
+    """Ask until ``input_fn`` gives a legal move; ``help`` is answered, ``quit`` raises ``_Quit``."""
+    while True:
+        text = input_fn(prompt)
+        word = text.strip().lower()
+        if word in QUIT_WORDS:
+            raise _Quit
+        if word in HELP_WORDS:
+            print_fn(f"{how_to_write_cards(lang)}. 'quit' ends the session.")
+            print_fn("legal moves: " + describe_moves(legal, rules.ten_card))
+            continue
+        try:
+            return parse_move(text, legal, rules, lang)
+        except ValueError as error:
+            print_fn(str(error))
+
+
+def _play_hand(env, seat: int, policies: dict, lang: str, input_fn: Callable[[str], str],
+               print_fn: Callable[[str], None]) -> ReferenceGame:
+    """Play the hand ``env`` was reset to, the person at ``seat``; its finished game."""
     me = env.possible_agents[seat]
     ten = env.rules.ten_card
-    print_fn(f"You are {me}. Type 'help' for your legal moves.")
     for agent in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -98,23 +155,76 @@ def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int
             print_fn(f"{agent}: {action_to_text(action, ten)}")
             env.step(action)
             continue
-        legal = np.flatnonzero(observation["action_mask"]).tolist()
         print_fn(env.render())
-        while True:
-            text = input_fn(f"{me}, your move: ")
-            if text.strip().lower() in ("help", "?", "aiuto"):
-                print_fn("legal moves: " + ", ".join(action_to_text(a, ten) for a in legal))
-                continue
-            try:
-                action = parse_move(text, legal, env.rules)
-                break
-            except ValueError as error:
-                print_fn(str(error))
-        env.step(action)
-    game = env.unwrapped.game
-    print_fn(render_text(game, lang=lang, names=env.possible_agents))
-    return list(game.payoffs)
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        env.step(_read_move(f"{me}, your move: ", legal, env.rules, lang, input_fn, print_fn))
+    return env.unwrapped.game
 
+
+def hand_outcome(game: ReferenceGame, seat: int) -> str:
+    """Whether ``seat``'s side won a finished hand, with each side's points."""
+    if game.void:
+        return "Void hand: everybody passed, nobody scores."
+    callers = seat in (game.caller, game.partner)
+    mine = game.team_points if callers else TOTAL_POINTS - game.team_points
+    won = game.made == callers
+    return (f"You {'won' if won else 'lost'} ({game.payoffs[seat]:+g}): the callers "
+            f"{'made' if game.made else 'failed'} their contract; your side, the "
+            f"{'callers' if callers else 'defenders'}, took {mine} points, the other side {TOTAL_POINTS - mine}.")
+
+
+def _totals_text(totals: list[float], hands: int, names: list[str], seat: int) -> str:
+    return (f"after {hands} hand{'' if hands == 1 else 's'}: your total {totals[seat]:+g} ("
+            + " | ".join(f"{names[s]} {totals[s]:+g}" for s in range(NUM_SEATS)) + ")")
+
+
+def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int] = None,
+                     rules: Optional[RulesConfig] = None, lang: str = "it", hands: Optional[int] = None,
+                     input_fn: Optional[Callable[[str], str]] = None,
+                     print_fn: Callable[[str], None] = print) -> list[list[float]]:
+    """A session with a person at ``seat`` and agents (one spec, or four) at the others: hands
+    until ``hands`` are played (default: no limit), the person types ``quit`` or the input ends
+    (``EOFError`` from ``input_fn``, default: the terminal). The first deal is drawn from ``seed``
+    (as ``raw_env().reset(seed=seed)`` draws it), then the deal passes to the next seat each hand.
+    Returns the five payoffs of each finished hand."""
+    if len(opponents) not in (1, NUM_SEATS - 1):
+        raise ValueError("give one opponent spec (for all four seats) or four, in seat order")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < NUM_SEATS:
+        raise ValueError(f"seat must be 0..{NUM_SEATS - 1}; got {seat!r}")
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}; got {lang!r}")
+    if hands is not None and (isinstance(hands, bool) or not isinstance(hands, int) or hands < 1):
+        raise ValueError(f"hands must be a whole number of at least 1, or None for no limit; got {hands!r}")
+    input_fn = input_fn or input
+    specs = list(opponents) * (NUM_SEATS - 1) if len(opponents) == 1 else list(opponents)
+    others = [s for s in range(NUM_SEATS) if s != seat]
+    policies = {s: AECPolicy(make_agent(spec, seed=None if seed is None else seed + s, rules=rules))
+                for s, spec in zip(others, specs)}
+    env = raw_env(rules=rules, render_view=seat, render_mode="ansi", lang=lang)
+    env.reset(seed=seed)
+    names = env.possible_agents
+    totals, played = [0.0] * NUM_SEATS, []
+    print_fn(f"You are {names[seat]}. Type 'help' for your legal moves and how to write them, 'quit' to stop.")
+    try:
+        while True:
+            game = _play_hand(env, seat, policies, lang, input_fn, print_fn)
+            played.append(list(game.payoffs))
+            totals = [total + payoff for total, payoff in zip(totals, game.payoffs)]
+            print_fn(render_text(game, lang=lang, names=names))
+            print_fn(hand_outcome(game, seat))
+            print_fn("Session so far, " + _totals_text(totals, len(played), names, seat))
+            if hands is not None and len(played) == hands:
+                return played
+            dealer = (game.dealer + 1) % NUM_SEATS
+            if input_fn(f"Enter for the next hand ({names[dealer]} deals), 'quit' to stop: "
+                        ).strip().lower() in QUIT_WORDS:
+                raise _Quit
+            env.reset(options={"dealer": dealer})
+    except (_Quit, EOFError) as end:
+        abandoned = "" if env.unwrapped.game.terminated else "; the hand in play abandoned"
+        print_fn(("\n" if isinstance(end, EOFError) else "") + "Session over, "
+                 + _totals_text(totals, len(played), names, seat) + abandoned)
+    return played
 
 def replay_in_terminal(path, game: int = 0, lang: str = "it", step: bool = False,
                        input_fn: Optional[Callable[[str], str]] = None,

@@ -50,7 +50,8 @@ class Script:
 
 def test_a_scripted_hand_through_briscola_play():
     script = Script()
-    payoffs = play_in_terminal(["heuristic"], seat=2, seed=5, input_fn=script.input, print_fn=script.print)
+    [payoffs] = play_in_terminal(["heuristic"], seat=2, seed=5, hands=1, input_fn=script.input,
+                                 print_fn=script.print)
     assert len(payoffs) == 5 and abs(sum(payoffs)) < 1e-9
     text = "\n".join(script.printed)
     assert "cannot read 'xyzzy'" in text  # the typo is answered, then asked again
