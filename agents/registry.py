@@ -135,6 +135,25 @@ def _options_of(cls: type) -> tuple[dict[str, _Option], bool]:
     return named, any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
+def describe_options(cls: type) -> list[str]:
+    """The options a spec can give ``cls``, as ``name=default (what it takes)`` (``name (...)`` without a
+    default), read from its ``__init__`` as :func:`parse_options` reads them: for help texts."""
+    options, _ = _options_of(cls)
+    defaults = {p.name: p.default for p in inspect.signature(cls).parameters.values()}
+    return [f"{option.name}{_as_written(defaults[option.name])} ({option.describe()})"
+            for option in options.values()
+            if option.types or option.takes_an_agent]  # not the rules, say: the caller passes them
+
+
+def _as_written(default) -> str:
+    """A default as a spec writes it, after its ``=`` (nothing for a parameter without one)."""
+    if default is inspect.Parameter.empty:
+        return ""
+    if default is None or isinstance(default, bool):
+        return f"={str(default).lower()}"
+    return f"={default}"
+
+
 def parse_options(cls: type, items: list[str]) -> dict:
     """The ``key=value`` items of a spec as keyword arguments of ``cls``, each of its declared type."""
     options, extra_keywords = _options_of(cls)

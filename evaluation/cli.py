@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Optional
@@ -31,15 +32,16 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import make_agent
+from agents.registry import AGENTS, NESTED_SPEC_EXAMPLE, describe_options
 from briscola_env import __version__, preset
-from briscola_env.cards import NUM_SEATS
+from briscola_env.cards import LANGUAGES, NUM_SEATS
 from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 
 from .duplicate import DuplicateResult, evaluate_one_sided, round_robin
 from .report import claim_folder, ratings, results_markdown, writable_folder, write
 from .session import play_sessions
-from .terminal import play_in_terminal, replay_in_terminal
+from .terminal import play_in_terminal, replay_in_terminal, suit_letters_text
 
 
 def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path],
@@ -168,11 +170,48 @@ def positive_score(text: str) -> float:
     return value
 
 
+def agent_specs_help() -> str:
+    """Every agent spec with its options and their defaults, read from the registry's classes (so
+    the list is that of :func:`agents.make_agent`): the epilog of ``briscola evaluate --help``."""
+    def entry(form: str, options: list[str], about: str = "") -> str:
+        text = about + ", ".join(options)
+        return f"  {form}\n" + textwrap.fill(text, width=100, initial_indent=" " * 6, subsequent_indent=" " * 6)
+
+    lines = ["agent specs: a name, then options as key=value after a colon, separated by commas "
+             "(heuristic:take_from=5);", "a nested spec with options goes in brackets: "
+             f"pimc:worlds=32,{NESTED_SPEC_EXAMPLE}", ""]
+    lines += [entry(name, describe_options(cls)) for name, cls in AGENTS.items()]
+    try:
+        from agents.ppo import PPOAgent  # torch, needed only here and for trained agents
+
+        # The path is the spec's first item, written without its key.
+        ppo_options = [option for option in describe_options(PPOAgent) if not option.startswith("path ")]
+    except ImportError:
+        ppo_options = ["needs torch (pip install -e '.[train]')"]
+    lines += [entry("ppo:PATH", ppo_options, "a training checkpoint or an exported network; options after a "
+                                             "comma (ppo:PATH,greedy=true): "),
+              entry("package.module:Class", [], "any agents.Agent subclass; options after a second colon, "
+                                                "converted to the types its __init__ declares")]
+    return "\n".join(lines)
+
+
+class _HelpParser(argparse.ArgumentParser):
+    """An ArgumentParser whose epilog may be a function, called only when the help is shown
+    (the agent list reads ppo's options, which imports torch)."""
+
+    def format_help(self) -> str:
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
+
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="briscola", description="Briscola Chiamata toolkit")
+    parser = _HelpParser(prog="briscola", description="Briscola Chiamata toolkit")
     commands = parser.add_subparsers(dest="command", required=True)
-    ev = commands.add_parser("evaluate", help="paired duplicate evaluation of agents")
-    ev.add_argument("specs", nargs="+", help="agent specs: random, random:seed=3, package.module:Class")
+    ev = commands.add_parser("evaluate", help="paired duplicate evaluation of agents", epilog=agent_specs_help,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    ev.add_argument("specs", nargs="+", help=f"agent specs: {', '.join(AGENTS)}, ppo:PATH or package.module:Class, "
+                                             "with options (listed below), such as random:seed=3")
     ev.add_argument("--deals", type=positive_int, default=2000, help="deals to play (x12 games per pair)")
     ev.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     ev.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
@@ -192,18 +231,29 @@ def main(argv: Optional[list[str]] = None) -> int:
     se.add_argument("--target", type=positive_score, default=None, help="end when a player reaches this score")
     se.add_argument("--seed", type=int, default=0)
     se.add_argument("--rules", default="standard", choices=list(PRESETS))
-    pl = commands.add_parser("play", help="play a hand against agents in the terminal")
-    pl.add_argument("--opponents", nargs="+", default=["heuristic"], help="one agent spec, or four in seat order")
-    pl.add_argument("--seat", type=int, default=0, choices=range(NUM_SEATS))
-    pl.add_argument("--seed", type=int, default=None)
-    pl.add_argument("--rules", default="standard", choices=list(PRESETS))
-    pl.add_argument("--lang", default="it", choices=["it", "en"])
-    be = commands.add_parser("belief", help="train a partner-belief model on games of agents")
+    defaults_shown = argparse.ArgumentDefaultsHelpFormatter
+    pl = commands.add_parser("play", help="play hands against agents in the terminal, until you type quit",
+                             formatter_class=defaults_shown)
+    pl.add_argument("--opponents", nargs="+", default=["heuristic"],
+                    help="one agent spec (for the four other seats), or four in seat order; the specs of "
+                         "briscola evaluate --help")
+    pl.add_argument("--seat", type=int, default=0, choices=range(NUM_SEATS), help="your seat")
+    pl.add_argument("--seed", type=int, default=None,
+                    help="seeds the deals and the agents, to play the same hands again "
+                         "(default: %(default)s, new hands each time)")
+    pl.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
+    pl.add_argument("--lang", default="it", choices=LANGUAGES,
+                    help="card names and the suit letters you type: "
+                         + ", ".join(f"{lang} {suit_letters_text(lang)}" for lang in LANGUAGES)
+                         + "; the symbols ♥ ♦ ♣ ♠ in both")
+    be = commands.add_parser("belief", help="train a partner-belief model on games of agents",
+                             formatter_class=defaults_shown)
     be.add_argument("specs", nargs="+", help="agent specs; each seat of each game is drawn from them")
-    be.add_argument("--games", type=positive_int, default=20_000)
-    be.add_argument("--epochs", type=positive_int, default=4)
-    be.add_argument("--seed", type=int, default=0)
-    be.add_argument("--rules", default="standard", choices=list(PRESETS))
+    be.add_argument("--games", type=positive_int, default=20_000,
+                    help="games to fit the model on (a tenth more are held out to measure it)")
+    be.add_argument("--epochs", type=positive_int, default=4, help="passes of the fit over the games' views")
+    be.add_argument("--seed", type=int, default=0, help="seeds the deals, the agents and the fit")
+    be.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     be.add_argument("--out", type=Path, default=Path("runs/belief.pt"), help="where to save the model")
     co = commands.add_parser("concealment", help="how well each population's partners hide from a belief model")
     co.add_argument("specs", nargs="+", help="one population per spec (that agent at every seat)")
@@ -216,13 +266,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("out", type=Path)
-    rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file")
-    rp.add_argument("file", type=Path)
+    rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file",
+                             formatter_class=defaults_shown)
+    rp.add_argument("file", type=Path, help="a games.jsonl, such as briscola evaluate --record writes")
     rp.add_argument("--game", type=int, default=0,
                     help="which record, from 0: the file's N-th non-blank line, read no further; "
                          "it is checked against its replay before it is shown")
     rp.add_argument("--step", action="store_true", help="one action at a time, Enter to go on")
-    rp.add_argument("--lang", default="it", choices=["it", "en"])
+    rp.add_argument("--lang", default="it", choices=LANGUAGES, help="language of the card names")
     args = parser.parse_args(argv)
     try:
         if args.command == "evaluate":
@@ -247,8 +298,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         elif args.command == "play":
             try:
                 play_in_terminal(args.opponents, args.seat, args.seed, preset(args.rules), args.lang)
-            except (EOFError, KeyboardInterrupt):
-                print("\nhand abandoned")
+            except KeyboardInterrupt:  # quit and the end of input end the session inside, with its totals
+                print("\nsession interrupted")
                 return 1
         else:
             try:
