@@ -142,8 +142,9 @@ def save_belief(path, net: BeliefNet, **extra) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
+    record = {} if net.trained_on is None else {"trained_on": torch.from_numpy(net.trained_on)}  # None stays unknown
     torch.save({"format": BELIEF_FORMAT, "kind": "belief", "layout": layout_signature(), "hidden": net.hidden,
-                "model": net.state_dict(), "trained_on": torch.from_numpy(net.trained_on), **extra}, temporary)
+                "model": net.state_dict(), **record, **extra}, temporary)
     os.replace(temporary, path)
 
 

@@ -103,6 +103,8 @@ def test_concealment_refuses_a_belief_file_without_a_record_of_its_training_deal
             concealment(belief, HeuristicAgent(), "heuristic", 10)
     assert old.trained_on is None and old.probabilities(np.zeros((2, old.net.body[0].in_features), np.uint8)).shape \
         == (2, NUM_SEATS)
+    save_belief(tmp_path / "again.pt", old.net)
+    assert BeliefModel.load(tmp_path / "again.pt").trained_on is None  # saved again, still unknown
     out = tmp_path / "conceal"
     error = argparse_error(capsys, ["concealment", "heuristic", "--belief", str(tmp_path / "old.pt"),
                                     "--games", "10", "--out", str(out)])
