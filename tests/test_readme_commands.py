@@ -58,7 +58,7 @@ def test_readme_command_runs(words, tmp_path, monkeypatch):
             raise EOFError
 
         monkeypatch.setattr("builtins.input", nobody_there)
-        assert briscola(words[1:]) == 1  # no one at the keyboard: the hand is abandoned cleanly
+        assert briscola(words[1:]) == 0  # no one at the keyboard: the session ends cleanly, with its total
     elif words[:2] == ["briscola", "concealment"]:
         assert briscola(["belief", "heuristic", "--games", "40", "--epochs", "1", "--out", "runs/belief.pt"]) == 0
         assert briscola(words[1:]) == 0
