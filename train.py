@@ -577,9 +577,10 @@ def check_trainer_format(payload: dict, path: Path) -> None:
     """The checkpoint's trainer state is in the layout this train.py resumes (:data:`TRAINER_FORMAT`)."""
     found = payload["trainer"].get("format", 1) if isinstance(payload["trainer"], dict) else None
     if found != TRAINER_FORMAT:
-        raise RunError(f"{path} holds trainer state of format {found!r}, written by an older train.py "
-                       f"(format 1 saved every storage slot); this train.py resumes format {TRAINER_FORMAT} "
-                       "only: resume it with the version that wrote it, or start afresh (overwrite=true)")
+        writer = "an older train.py, which saved every storage slot" if found == 1 else "another train.py"
+        raise RunError(f"{path} holds trainer state of format {found!r}, written by {writer}; this train.py "
+                       f"resumes format {TRAINER_FORMAT} only: resume it with the version that wrote it, "
+                       "or start afresh (overwrite=true)")
 
 
 def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
