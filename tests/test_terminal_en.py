@@ -92,7 +92,8 @@ def dealt_hands(text):
     """The hands listed under 'Hands as dealt:' at the end of ``text``, by seat (after each name,
     which may have spaces: 'player_0 (random)')."""
     block = text[text.rindex("Hands as dealt:"):].splitlines()[1:NUM_SEATS + 1]
-    return [{parse_card(word) for word in line.split() if re.fullmatch("[A2-7FCR][♥♦♣♠]", word)} for line in block]
+    return [{parse_card(word) for word in line.split() if re.fullmatch("[A2-7FCR][♥♦♣♠]", word)}
+            for line in block]
 
 
 def test_a_scripted_english_hand_through_briscola_play(capsys, monkeypatch):
@@ -147,10 +148,12 @@ def test_the_end_of_input_ends_the_session_with_its_total(capsys, monkeypatch):
 def test_a_session_passes_the_deal_to_the_next_seat_and_keeps_a_running_total():
     printed = []
 
-    def first_legal_move(prompt):
-        last = printed[-1]
-        return "" if prompt.startswith("Enter") else last.split(", ")[0][len("legal moves: "):] \
-            if last.startswith("legal moves: ") else "help"
+    def first_legal_move(prompt):  # Enter when the next hand is offered
+        if prompt.startswith("Enter"):
+            return ""
+        if printed[-1].startswith("legal moves: "):
+            return printed[-1][len("legal moves: "):].split(", ")[0]
+        return "help"
 
     played = terminal.play_in_terminal(["heuristic"], seat=3, seed=2, hands=3, input_fn=first_legal_move,
                                        print_fn=printed.append)
