@@ -74,9 +74,8 @@ def how_to_write_cards(lang: str) -> str:
 def describe_moves(legal: Sequence[int], ten_card: str) -> str:
     """The legal moves in words, point bids as their range (they are any number above the
     standing bid): ``pass, bid 2, bid a number of points 75..120``."""
-    is_points = [POINT_BID_OFFSET <= a < CALL_OFFSET for a in legal]
-    moves = [action_to_text(a, ten_card) for a, points in zip(legal, is_points) if not points]
-    points = [bid_points(a) for a, points in zip(legal, is_points) if points]
+    moves = [action_to_text(a, ten_card) for a in legal if not POINT_BID_OFFSET <= a < CALL_OFFSET]
+    points = [bid_points(a) for a in legal if POINT_BID_OFFSET <= a < CALL_OFFSET]
     if points and points == list(range(points[0], points[-1] + 1)):
         moves.append(f"bid a number of points {points[0]}..{points[-1]}")
     else:
