@@ -30,13 +30,12 @@ import numpy as np
 from . import engine
 from .actions import NUM_ACTIONS, PLAY_OFFSET
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
-from .engine.state import AUCTION, PLAY
+from .engine import MAX_SEED
+from .engine.deal import int_array
+from .engine.state import _LAYOUT, AUCTION, PLAY, _arrays, _from_arrays
 from .observation import _RELATIVE, NUM_BIDS, RECORDS, SPEC, encode_privileged, encode_state_of_play
 from .rewards import check_reward_mode, hand_rewards
 from .rules import RulesConfig
-
-MAX_SEED = 2**57  # the engine's seeds are below this
-
 
 def _record_offset(name: str) -> int:
     return SPEC.sections[name].start
@@ -76,6 +75,30 @@ def called_trick(state, games: np.ndarray) -> np.ndarray:
     return np.where((called >= 0) & at.any(axis=1), at.argmax(axis=1) // NUM_SEATS, -1)
 
 
+def _checked_seed(seed):
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or a NumPy SeedSequence; got {seed!r}")
+    return int(seed)
+
+
+def _engine_key(key) -> str:
+    """The name of an engine field in a saved state: ``hidden.partner`` for a hidden one."""
+    return ".".join(key) if isinstance(key, tuple) else key
+
+
+def _checked_array(saved: dict, name: str, shape: tuple, dtype) -> np.ndarray:
+    """A copy of ``saved[name]`` if it is an array of ``shape`` and ``dtype``, else a ValueError."""
+    if name not in saved:
+        raise ValueError(f"env state lacks {name}; a state_dict() has it")
+    array = np.asarray(saved[name])
+    if array.shape != shape or array.dtype != np.dtype(dtype):
+        raise ValueError(f"env state {name} must be {np.dtype(dtype)} of shape {shape}; "
+                         f"got {array.dtype} of shape {array.shape}")
+    return array.copy()
+
+
 class BatchedEnv:
     """N games of Briscola Chiamata stepped together, auto-reset on the same step.
 
@@ -93,27 +116,22 @@ class BatchedEnv:
         self.auto_reset = bool(auto_reset)
         self.observation_spec = SPEC
         self.num_actions = NUM_ACTIONS
-        self._seed = seed
+        self._seed = _checked_seed(seed)
         self.state: Optional[engine.State] = None
 
     def reset(self, seed: Optional[int] = None, deal_seeds=None) -> BatchStep:
         """Deal N new games. The env's generator is seeded from ``seed`` (or the
         constructor's), and every later deal comes from it: same seed, same games.
         ``deal_seeds`` (N engine seeds) sets the first N deals instead."""
-        self._rng = np.random.default_rng(self._seed if seed is None else seed)
-        self.deal_seeds = self._rng.integers(0, MAX_SEED, self.num_envs)
-        if deal_seeds is not None:
-            deal_seeds = np.asarray(deal_seeds)
-            if deal_seeds.shape != (self.num_envs,):
-                raise ValueError(f"deal_seeds must have shape ({self.num_envs},); got {deal_seeds.shape}")
-            self.deal_seeds = deal_seeds.astype(np.int64)
+        rng = np.random.default_rng(self._seed if seed is None else _checked_seed(seed))
+        drawn = rng.integers(0, MAX_SEED, self.num_envs)
+        first_deals = drawn if deal_seeds is None else self._checked_deal_seeds(deal_seeds, "deal_seeds")
+        self._rng, self.deal_seeds = rng, first_deals
         self.state = engine.init(self.deal_seeds, self.rules)
         # The records are kept up to date an action at a time (the rest of a view is written
         # fresh for the seat to act): per seat what depends on the viewer, once what does not.
-        self._seat_records = np.zeros((self.num_envs, NUM_SEATS, SEAT_RECORDS.stop - SEAT_RECORDS.start),
-                                      dtype=np.uint8)
-        self._shared_records = np.zeros((self.num_envs, SHARED_RECORDS.stop - SHARED_RECORDS.start),
-                                        dtype=np.uint8)
+        self._seat_records = np.zeros(self._seat_records_shape(), dtype=np.uint8)
+        self._shared_records = np.zeros(self._shared_records_shape(), dtype=np.uint8)
         nothing = np.zeros(0, dtype=np.int64)
         return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
                             self._outcome(nothing))
@@ -146,29 +164,33 @@ class BatchedEnv:
 
     def state_dict(self) -> dict:
         """Everything needed to continue exactly where this env is: NumPy arrays and plain values."""
-        from .engine.state import _arrays
-
-        return {"engine": {".".join(key) if isinstance(key, tuple) else key: array.copy()
-                           for key, array in _arrays(self.state)},
+        return {"engine": {_engine_key(key): array.copy() for key, array in _arrays(self.state)},
                 "seat_records": self._seat_records.copy(), "shared_records": self._shared_records.copy(),
                 "deal_seeds": self.deal_seeds.copy(),
                 "rng": self._rng.bit_generator.state}
 
     def load_state_dict(self, saved: dict) -> BatchStep:
-        """Continue from :meth:`state_dict`; returns the observations of the games in play."""
-        from .engine.state import _LAYOUT, _from_arrays
-
-        arrays = {key: np.asarray(saved["engine"][".".join(key) if isinstance(key, tuple) else key])
-                  for key in _LAYOUT}
+        """Continue from :meth:`state_dict`; returns the observations of the games in play.
+        Everything is checked and built first: a ValueError leaves this env as it was."""
+        missing = sorted({"engine", "seat_records", "shared_records", "deal_seeds", "rng"} - set(saved))
+        if missing:
+            raise ValueError(f"env state lacks {', '.join(missing)}; a state_dict() has them all")
+        n = self.num_envs
+        arrays = {key: _checked_array(saved["engine"], _engine_key(key), (n,) + shape, dtype)
+                  for key, (shape, dtype, _) in _LAYOUT.items()}
+        seat_records = _checked_array(saved, "seat_records", self._seat_records_shape(), np.uint8)
+        shared_records = _checked_array(saved, "shared_records", self._shared_records_shape(), np.uint8)
+        deal_seeds = self._checked_deal_seeds(saved["deal_seeds"], "the saved deal_seeds")
+        rng = np.random.default_rng()
+        try:
+            rng.bit_generator.state = saved["rng"]
+        except (TypeError, ValueError, KeyError) as error:
+            raise ValueError(f"the saved rng is not a {type(rng.bit_generator).__name__} state: {error!r}") from None
         self.state = _from_arrays(self.rules, arrays)
-        self._seat_records = np.asarray(saved["seat_records"]).copy()
-        self._shared_records = np.asarray(saved["shared_records"]).copy()
-        self.deal_seeds = np.asarray(saved["deal_seeds"]).copy()
-        self._rng = np.random.default_rng()
-        self._rng.bit_generator.state = saved["rng"]
+        self._seat_records, self._shared_records = seat_records, shared_records
+        self.deal_seeds, self._rng = deal_seeds, rng
         nothing = np.zeros(0, dtype=np.int64)
-        return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
-                            self._outcome(nothing))
+        return self._output(np.zeros((n, NUM_SEATS), np.float32), np.zeros(n, bool), self._outcome(nothing))
 
     def privileged(self) -> np.ndarray:
         """``(N, PRIVILEGED_SPEC.size)`` uint8: every hand and the partner, from the seat
@@ -181,6 +203,23 @@ class BatchedEnv:
         return np.concatenate([self._seat_records[:, seat], self._shared_records], axis=1)
 
     # --- internals -------------------------------------------------------------------
+
+    def _seat_records_shape(self) -> tuple:
+        return self.num_envs, NUM_SEATS, SEAT_RECORDS.stop - SEAT_RECORDS.start
+
+    def _shared_records_shape(self) -> tuple:
+        return self.num_envs, SHARED_RECORDS.stop - SHARED_RECORDS.start
+
+    def _checked_deal_seeds(self, seeds, name: str) -> np.ndarray:
+        """``seeds`` as an int64 copy if they are one engine seed per game, else a ValueError."""
+        requirement = f"{name} must be {self.num_envs} ints in 0 .. 2**57 - 1, one per game"
+        seeds = int_array(seeds, requirement)
+        if seeds.shape != (self.num_envs,):
+            raise ValueError(f"{requirement}; got shape {seeds.shape}")
+        bad = np.flatnonzero((seeds < 0) | (seeds >= MAX_SEED))
+        if bad.size:
+            raise ValueError(f"{requirement}; got {seeds[bad[0]]} for game {bad[0]}")
+        return seeds.astype(np.int64)
 
     def _output(self, rewards: np.ndarray, done: np.ndarray, info: dict) -> BatchStep:
         state = self.state

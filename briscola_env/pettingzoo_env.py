@@ -56,7 +56,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_text
 from .cards import NUM_SEATS
-from .engine.deal import deal_from_seeds, hands_to_deal
+from .engine import MAX_SEED, deal_from_seeds, hands_to_deal
 from .game_view import GameViews
 from .observation import SPEC
 from .reference import ReferenceGame
@@ -65,7 +65,6 @@ from .rewards import check_reward_mode, rewards_for
 from .rules import RulesConfig, preset
 
 ENV_ID = "briscola/BriscolaChiamata-v0"
-MAX_SEED = 2**57
 
 
 def env(illegal_reward: float = -1.0, **kwargs) -> AECEnv:

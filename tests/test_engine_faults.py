@@ -128,3 +128,89 @@ def test_deals_and_dealers_holding_bools_give_a_clear_value_error():
         ReferenceGame(RulesConfig(), deals[0].tolist(), True)
     with pytest.raises(ValueError, match=r"deal\[\d+\] must be a seat"):
         ReferenceGame(RulesConfig(), with_bool[0], 0)
+
+
+def env_attributes(env) -> dict:
+    """What a failed reset or load must leave as it was: the generator's state, the deal
+    seeds, the records and every engine array."""
+    kept = {"rng": env._rng.bit_generator.state, "deal_seeds": env.deal_seeds.copy(),
+            "seat_records": env._seat_records.copy(), "shared_records": env._shared_records.copy()}
+    kept.update({f"engine.{name}": array.copy() for name, array in arrays(env.state).items()})
+    return kept
+
+
+def assert_env_unchanged(env, before: dict) -> None:
+    now = env_attributes(env)
+    assert now.keys() == before.keys()
+    for name in now:
+        assert (now[name] == before[name]) if name == "rng" else np.array_equal(now[name], before[name]), name
+
+
+def played_env(steps=7):
+    from briscola_env.batched_env import BatchedEnv
+
+    env = BatchedEnv(2, seed=1)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        env.step(engine.random_actions(env.state, rng))
+    return env
+
+
+@pytest.mark.parametrize("deal_seeds", [[-1, 3], [3, 2**57], [True, 3], [3.0, 4.0], [3.7, 4.2], [3], [[3, 4]]])
+def test_batched_reset_with_bad_deal_seeds_changes_nothing(deal_seeds):
+    env = played_env()
+    before = env_attributes(env)
+    with pytest.raises(ValueError, match="deal_seeds must be 2 ints in 0 .. 2\\*\\*57 - 1"):
+        env.reset(seed=5, deal_seeds=deal_seeds)
+    assert_env_unchanged(env, before)
+
+
+def test_batched_reset_refuses_float_deal_seeds_instead_of_truncating_them():
+    env = played_env()
+    with pytest.raises(ValueError, match="dtype float64"):
+        env.reset(deal_seeds=np.array([3.7, 4.2]))
+    assert env.reset(deal_seeds=np.array([3, 4], dtype=np.uint32)).info["deal_seed"].tolist() == [3, 4]
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "3"])
+def test_batched_reset_with_bad_seed_changes_nothing(seed):
+    env = played_env()
+    before = env_attributes(env)
+    with pytest.raises(ValueError, match="seed must be a non-negative int"):
+        env.reset(seed=seed)
+    assert_env_unchanged(env, before)
+
+
+def broken(saved: dict, fault: str) -> dict:
+    saved = {**saved, "engine": dict(saved["engine"])}
+    if fault == "no rng":
+        del saved["rng"]
+    elif fault == "no engine field":
+        del saved["engine"]["hidden.partner"]
+    elif fault == "engine field of another shape":
+        saved["engine"]["phase"] = saved["engine"]["phase"][:1]
+    elif fault == "engine field of another dtype":
+        saved["engine"]["trick_cards"] = saved["engine"]["trick_cards"].astype(np.float64)
+    elif fault == "records of another shape":
+        saved["seat_records"] = saved["seat_records"][:, :4]
+    elif fault == "deal seed out of range":
+        saved["deal_seeds"] = np.array([-1, 3])
+    elif fault == "rng of another kind":
+        saved["rng"] = {"bit_generator": "MT19937", "state": {}}
+    return saved
+
+
+@pytest.mark.parametrize("fault", ["no rng", "no engine field", "engine field of another shape",
+                                   "engine field of another dtype", "records of another shape",
+                                   "deal seed out of range", "rng of another kind"])
+def test_batched_load_state_dict_with_bad_state_changes_nothing(fault):
+    source = played_env(steps=12)
+    saved = broken(source.state_dict(), fault)
+    env = played_env(steps=3)
+    before = env_attributes(env)
+    with pytest.raises(ValueError, match="env state|deal_seeds|rng"):
+        env.load_state_dict(saved)
+    assert_env_unchanged(env, before)
+    env.load_state_dict(source.state_dict())  # a whole state still loads
+    assert_env_unchanged(env, env_attributes(source))
