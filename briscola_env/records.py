@@ -24,6 +24,7 @@ Record ``k`` of a file is its ``k``-th non-blank line, counting from 0
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
@@ -33,6 +34,7 @@ from . import engine
 from .actions import NUM_ACTIONS, action_to_text
 from .cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, card_str
 from .reference import ReferenceGame
+from .render import printable
 from .rules import PayoffTable, RulesConfig
 
 VERSION = 1
@@ -98,6 +100,7 @@ def lines(path) -> Iterator[tuple[int, bytes]]:
 
 def parse(line: bytes, where: str) -> dict:
     """The record on one line; ``where`` ("file:line") names it in errors."""
+    where = printable(where)  # a file's name may hold control characters too
     try:
         r = json.loads(line.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -130,7 +133,7 @@ def record_at(path, game: int) -> tuple[int, dict]:
             return line_number, parse(line, f"{path}:{line_number}")
         count = index + 1
     held = f"{count} records (games 0..{count - 1})" if count else "no records"
-    raise ValueError(f"{path} holds {held}; there is no game {game}")
+    raise ValueError(f"{printable(path)} holds {held}; there is no game {game}")
 
 
 def rules_of(r: dict) -> RulesConfig:
@@ -139,8 +142,15 @@ def rules_of(r: dict) -> RulesConfig:
     # Records list every rules field; one written before call_after_two existed was played
     # under the earlier reading of the call after the 2, not under today's default.
     values.setdefault("call_after_two", "any")
-    if isinstance(values.get("payoff_table"), dict):
-        values["payoff_table"] = PayoffTable(**values["payoff_table"])
+    table = values.get("payoff_table")
+    if isinstance(table, dict):
+        known = [f.name for f in fields(PayoffTable)]
+        # Named by repr: a key is the record's text, which may hold control characters.
+        unknown = sorted((key for key in table if key not in known), key=repr)
+        if unknown:
+            raise ValueError(f"unknown payoff_table key(s) {', '.join(map(_shown, unknown))}; "
+                             f"allowed keys: {', '.join(known)}")
+        values["payoff_table"] = PayoffTable(**table)
     return RulesConfig.from_dict(values)
 
 
@@ -194,7 +204,9 @@ def _replayed_groups(records: Sequence[dict],
     if faults:
         first = min(faults)
         more = f" (and {len(faults) - 1} more faulty records)" if len(faults) > 1 else ""
-        raise ValueError(f"{labels[first]}: {faults[first]}{more}")
+        # The messages show recorded values by repr already; printable is the guarantee that
+        # nothing from a record reaches a terminal as a control character.
+        raise ValueError(printable(f"{labels[first]}: {faults[first]}{more}"))
     return replayed
 
 

@@ -35,6 +35,7 @@ from agents import make_agent
 from agents.registry import AGENTS, NESTED_SPEC_EXAMPLE, describe_options
 from briscola_env import __version__, preset
 from briscola_env.cards import LANGUAGES, NUM_SEATS
+from briscola_env.render import printable
 from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 
@@ -305,7 +306,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             try:
                 replay_in_terminal(args.file, args.game, args.lang, args.step)
             except OSError as error:
-                raise ValueError(f"cannot read {args.file}: {error.strerror or error}") from None
+                raise ValueError(f"cannot read {printable(args.file)}: {error.strerror or error}") from None
             except (EOFError, KeyboardInterrupt):  # --step waits for Enter
                 print("\nreplay stopped")
                 return 1

@@ -51,7 +51,7 @@ def as_line(r: dict) -> bytes:
 
 # --- 2.5: records are checked against their replay --------------------------------------------
 
-def test_replay_mixing_rules_replays_each_record_under_its_own_rules():
+def test_validate_checks_each_record_under_its_own_rules_and_replay_refuses_a_mix():
     """Standard and seven-card records interleaved: each is checked under its own rules (the
     seven's card order changes the bids' names and the points), and replay, whose State holds
     one set of rules, refuses the mix instead of scoring every hand under the first's."""
@@ -243,3 +243,35 @@ def test_briscola_replay_escapes_control_characters_in_names(tmp_path, games, ca
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\r" not in out and "\x07" not in out
     assert r"player_2 (\x1b[2Jmallory\r\x07)" in out
+
+
+def with_payoff_table_key(r: dict, key: str) -> dict:
+    crafted = copy.deepcopy(r)
+    table = crafted["rules"]["payoff_table"]
+    table[key] = table.pop("caller")
+    return crafted
+
+
+def test_unknown_payoff_table_keys_are_named_by_repr_and_the_known_ones_listed(games):
+    with pytest.raises(ValueError, match=r"^game 0: rules: unknown payoff_table key\(s\) '\\x1b\[31mcaller'; "
+                                         r"allowed keys: caller, partner, defender, solo_caller, solo_defender$"):
+        records.validate([with_payoff_table_key(games[0], "\x1b[31mcaller")])
+
+
+@pytest.mark.parametrize("fault", ["payoff_table key", "file name, truncated line", "file name, no such game",
+                                   "file name, no such file"])
+def test_briscola_replay_messages_carry_no_control_characters(tmp_path, games, capsys, fault):
+    """Whatever comes from the record or names the file is escaped in the error message."""
+    name = "\x1b[2Jgames\r.jsonl"
+    path = tmp_path / (name if fault.startswith("file name") else "games.jsonl")
+    if fault == "payoff_table key":
+        write_lines(path, [as_line(with_payoff_table_key(games[0], "\x1b[31mcaller"))])
+    elif fault == "file name, truncated line":
+        write_lines(path, [as_line(games[0])[:50]])
+    elif fault == "file name, no such game":
+        write_lines(path, [as_line(games[0])])
+    with pytest.raises(SystemExit):
+        main(["replay", str(path), "--game", "1" if fault == "file name, no such game" else "0"])
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\r" not in err
+    assert r"\x1b[" in err
