@@ -43,7 +43,6 @@ import copy
 import dataclasses
 import fcntl
 import math
-import os
 import shutil
 import signal
 import subprocess
@@ -67,11 +66,12 @@ from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
 from briscola_env.engine import PHASE_NAMES, PLAY
+from briscola_env.files import replace_atomically, write_atomically
 from briscola_env.observation import SPEC
 from briscola_env.rewards import REWARD_MODES
 from briscola_env.seeds import seed_sequence
 from evaluation import evaluate_pair
-from evaluation.report import edges_table, write_atomically
+from evaluation.report import edges_table
 
 
 # ----------------------------------------------------------------------------- config
@@ -178,10 +178,10 @@ class Bound:
         return low if self.high == math.inf else f"in [{self.low}, {self.high}]"
 
 
-MAX_SEED = 2**63 - 1  # torch.manual_seed's limit; NumPy's generators take any non-negative int
+MAX_TRAINING_SEED = 2**63 - 1  # torch.manual_seed's limit; NumPy's generators take any non-negative int
 COUNT, POSITIVE, NON_NEGATIVE, SHARE = Bound(1), Bound(0, open_low=True), Bound(0), Bound(0, 1)
 BOUNDS = {
-    "seed": Bound(0, MAX_SEED), "num_envs": COUNT, "num_steps": COUNT, "total_decisions": COUNT,
+    "seed": Bound(0, MAX_TRAINING_SEED), "num_envs": COUNT, "num_steps": COUNT, "total_decisions": COUNT,
     "learning_rate": POSITIVE, "gamma": SHARE, "gae_lambda": SHARE, "update_epochs": COUNT,
     "num_minibatches": COUNT, "clip_coef": POSITIVE, "ent_coef": NON_NEGATIVE, "demo_coef": NON_NEGATIVE,
     "demo_until": SHARE, "vf_coef": NON_NEGATIVE, "max_grad_norm": POSITIVE, "belief_coef": NON_NEGATIVE,
@@ -952,12 +952,11 @@ def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
                              names=(f"ppo:{checkpoint}", name))
                for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules)))]
     if config.record_games:  # written whole, then renamed: never a partial or doubled file
-        games = checkpoint.parent / "games.jsonl"
-        temporary = games.with_name(games.name + ".tmp")
-        temporary.unlink(missing_ok=True)
-        for result in results:
-            records.write(temporary, result.records(rules))
-        os.replace(temporary, games)
+        def write_games(temporary: Path) -> None:
+            for result in results:
+                records.write(temporary, result.records(rules))
+
+        replace_atomically(checkpoint.parent / "games.jsonl", write_games)
     return edges_table(results)
 
 

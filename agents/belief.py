@@ -18,7 +18,6 @@ network in ``train.py``.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -30,6 +29,7 @@ from torch import nn
 from briscola_env import BatchedEnv, RulesConfig
 from briscola_env.cards import NUM_SEATS
 from briscola_env.engine import PLAY
+from briscola_env.files import replace_atomically
 from briscola_env.observation import PRIVILEGED_SPEC, SPEC
 
 from .base import Agent
@@ -141,11 +141,10 @@ def train_belief(views: Views, hidden: Sequence[int] = (256, 128), epochs: int =
 def save_belief(path, net: BeliefNet, **extra) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
     record = {} if net.trained_on is None else {"trained_on": torch.from_numpy(net.trained_on)}  # None stays unknown
-    torch.save({"format": BELIEF_FORMAT, "kind": "belief", "layout": layout_signature(), "hidden": net.hidden,
-                "model": net.state_dict(), **record, **extra}, temporary)
-    os.replace(temporary, path)
+    payload = {"format": BELIEF_FORMAT, "kind": "belief", "layout": layout_signature(), "hidden": net.hidden,
+               "model": net.state_dict(), **record, **extra}
+    replace_atomically(path, lambda temporary: torch.save(payload, temporary))
 
 
 class BeliefModel:

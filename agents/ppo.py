@@ -33,6 +33,7 @@ from torch.distributions import Categorical
 
 from briscola_env.actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET, POINT_BID_OFFSET, RANK_BID_OFFSET
 from briscola_env.cards import NUM_SEATS
+from briscola_env.files import replace_atomically
 from briscola_env.observation import SPEC
 
 from .base import Agent
@@ -133,9 +134,7 @@ def save_checkpoint(path, net: PolicyValueNet, **extra) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"format": CHECKPOINT_FORMAT, "layout": layout_signature(), "hidden": net.hidden,
                "belief_head": net.belief is not None, "model": net.state_dict(), **extra}
-    temporary = path.with_name(path.name + ".tmp")
-    torch.save(payload, temporary)
-    os.replace(temporary, path)
+    replace_atomically(path, lambda temporary: torch.save(payload, temporary))
 
 
 CHECKPOINT_KINDS = {
@@ -269,4 +268,3 @@ class PPOAgent(Agent):
             return logits.argmax(dim=1).numpy()
         probs = torch.softmax(logits, dim=1)
         return torch.multinomial(probs, 1, generator=self.generator).squeeze(1).numpy()
-

@@ -35,10 +35,9 @@ import numpy as np
 from agents import Agent
 from agents.belief import CALLER, DEFENDER, BeliefModel, Views, collect_views
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
+from briscola_env.files import write_atomically
 from briscola_env.rules import RulesConfig
 from briscola_env.seeds import deal_seeds, refuse_training_deals
-
-from .report import write_atomically
 
 VIEWERS = {"caller": CALLER, "defender": DEFENDER}
 # A uniform guess: the caller's partner is one of the four others; a defender's, one of the

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
@@ -20,6 +19,7 @@ import numpy as np
 from briscola_env import records
 from briscola_env.actions import POINT_BID_OFFSET, action_to_text
 from briscola_env.cards import NUM_SEATS
+from briscola_env.files import write_atomically
 from briscola_env.rules import RulesConfig
 
 from .duplicate import DuplicateResult, Edge
@@ -206,13 +206,6 @@ def claim_folder(folder: Path, numbered: bool = False) -> Path:
         raise ValueError(f"{folder} is not empty: each run writes a folder of its own; choose a new or empty "
                          f"folder (or remove this one)")
     return writable_folder(folder)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: an interrupted write leaves the old file, or none."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def results_markdown(results: Sequence[DuplicateResult], rated: dict) -> str:

@@ -166,3 +166,24 @@ def test_one_sided_writes_results(tmp_path, capsys):
     assert sum("heuristic" in g["agents"] for g in games) == 3 * 5
     state = records.replay(games)
     assert state.rewards.tolist() == [g["outcome"]["payoffs"] for g in games]
+
+
+# --- one atomic writer -------------------------------------------------------------------------------
+
+def test_replace_atomically_keeps_the_old_file_when_the_write_fails_and_starts_from_no_temporary(tmp_path):
+    from briscola_env.files import replace_atomically, write_atomically
+
+    path = tmp_path / "results.json"
+    write_atomically(path, "old")
+    path.with_name("results.json.tmp").write_text("left by an interrupted write")
+
+    def fails(temporary):
+        assert not temporary.exists()  # a writer that appends starts from nothing
+        temporary.write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        replace_atomically(path, fails)
+    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["results.json"]
+    replace_atomically(path, lambda temporary: temporary.write_text("new"))
+    assert path.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["results.json"]
