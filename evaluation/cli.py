@@ -40,7 +40,7 @@ from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 
 from .duplicate import DuplicateResult, evaluate_one_sided, round_robin
-from .report import claim_folder, ratings, results_markdown, writable_folder, write
+from .report import claim_folder, ratings, results_markdown, writable_file, writable_folder, write
 from .session import play_sessions
 from .terminal import play_in_terminal, replay_in_terminal, suit_letters_text
 
@@ -293,6 +293,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         elif args.command == "export":
             from agents.ppo import export_policy
 
+            writable_file(args.out)  # before the checkpoint is read: fail before the work, not after
+            if args.out.exists() and args.out.resolve() == args.checkpoint.resolve():
+                raise ValueError(f"{args.out} is the checkpoint to export: writing there would replace it; "
+                                 "give another file name")
             print(f"{args.out}: {export_policy(args.checkpoint, args.out):,} bytes")
         elif args.command == "session":
             print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules))

@@ -189,6 +189,17 @@ def writable_folder(folder: Path, exist_ok: bool = True) -> Path:
     return folder
 
 
+def writable_file(path: Path) -> Path:
+    """Check, creating nothing, that a file can be written at ``path`` as the checkpoint writers
+    do it (creating the folders it lacks): ``path`` is not a folder and its nearest existing
+    ancestor is a folder that takes new files; else a ValueError."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give the name of the file to write")
+    writable_folder(next(folder for folder in path.absolute().parents if folder.exists()))
+    return path
+
+
 def claim_folder(folder: Path, numbered: bool = False) -> Path:
     """Create the run folder ``folder``, or take it if it is empty, and check that it can be
     written: before any work, so that a run never fails at its end for want of a place to write.

@@ -170,20 +170,74 @@ def test_one_sided_writes_results(tmp_path, capsys):
 
 # --- one atomic writer -------------------------------------------------------------------------------
 
-def test_replace_atomically_keeps_the_old_file_when_the_write_fails_and_starts_from_no_temporary(tmp_path):
-    from briscola_env.files import replace_atomically, write_atomically
+@pytest.mark.parametrize("writer", ["save_checkpoint", "save_belief"])
+def test_an_interrupted_checkpoint_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch, writer):
+    import torch
 
-    path = tmp_path / "results.json"
-    write_atomically(path, "old")
-    path.with_name("results.json.tmp").write_text("left by an interrupted write")
+    from agents.belief import BeliefNet, save_belief
+    from agents.ppo import PolicyValueNet, save_checkpoint
 
-    def fails(temporary):
-        assert not temporary.exists()  # a writer that appends starts from nothing
-        temporary.write_text("half")
-        raise KeyboardInterrupt
+    path = tmp_path / "model.pt"
+    save = {"save_checkpoint": lambda: save_checkpoint(path, PolicyValueNet((8,))),
+            "save_belief": lambda: save_belief(path, BeliefNet((8,)))}[writer]
+    save()
+    before = path.read_bytes()
+    real_save = torch.save
 
+    def interrupted(payload, temporary):
+        real_save(payload, temporary)
+        raise KeyboardInterrupt  # Ctrl-C after the temporary file is written, before the rename
+
+    monkeypatch.setattr(torch, "save", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        replace_atomically(path, fails)
-    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["results.json"]
-    replace_atomically(path, lambda temporary: temporary.write_text("new"))
-    assert path.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["results.json"]
+        save()
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["model.pt"]
+
+
+def test_replace_atomically_starts_from_no_temporary_file(tmp_path):
+    from briscola_env.files import replace_atomically
+
+    path = tmp_path / "games.jsonl"
+    path.with_name("games.jsonl.tmp").write_text("left by an interrupted write\n")
+
+    def append(temporary):
+        with open(temporary, "a") as file:
+            file.write("game\n")
+
+    replace_atomically(path, append)
+    assert path.read_text() == "game\n" and [p.name for p in tmp_path.iterdir()] == ["games.jsonl"]
+
+
+# --- 2.9: briscola export's target --------------------------------------------------------------
+
+@pytest.fixture
+def exportable(tmp_path):
+    import torch
+
+    from agents.ppo import PolicyValueNet, save_checkpoint
+
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "checkpoint.pt", PolicyValueNet((8,)))
+    return tmp_path / "checkpoint.pt"
+
+
+@pytest.mark.parametrize("target, words", [("folder", "is a folder; give the name of the file to write"),
+                                           ("/proc/x.pt", "cannot write into /proc"),
+                                           ("/proc/new/x.pt", "cannot write into /proc")])
+def test_export_to_a_folder_or_an_unwritable_place_is_refused_before_the_checkpoint_is_read(
+        tmp_path, capsys, exportable, target, words):
+    if target == "folder":
+        (tmp_path / "folder").mkdir()
+        target = str(tmp_path / "folder")
+    for checkpoint in (exportable, tmp_path / "missing.pt"):  # the target is checked first
+        assert words in argparse_error(capsys, ["export", str(checkpoint), target])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint.pt"] + (["folder"] if "folder" in target else [])
+
+
+def test_export_onto_the_checkpoint_it_reads_is_refused(tmp_path, capsys, exportable):
+    before = exportable.read_bytes()
+    error = argparse_error(capsys, ["export", str(exportable), str(tmp_path / "." / "checkpoint.pt")])
+    assert "is the checkpoint to export" in error
+    assert exportable.read_bytes() == before
+    assert main(["export", str(exportable), str(tmp_path / "sub" / "policy.pt")]) == 0
+    assert (tmp_path / "sub" / "policy.pt").exists()
