@@ -15,7 +15,8 @@ its type, is a ValueError naming the option and listing the agent's options.
 **Nested specs.** A spec given as an option's value (pimc's ``rollout``) takes its own options in
 brackets: ``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``. Commas inside brackets
 belong to the nested spec, and brackets nest. A nested spec without options needs none
-(``rollout=heuristic``, ``rollout=ppo:runs/x/checkpoint.pt``)."""
+(``rollout=heuristic``, ``rollout=ppo:runs/x/checkpoint.pt``). Brackets are stripped only from the
+value of an option that takes an agent spec: ``take_from=[5]`` is no integer."""
 
 from __future__ import annotations
 
@@ -120,7 +121,8 @@ class _Option:
                 return _CONVERTERS[kind][1](text)
             except ValueError:
                 continue
-        raise ValueError(f"option {self.name}={text!r} of {owner}: expected {self.describe()}")
+        bracketed = " (brackets hold a nested agent spec only)" if text.startswith("[") else ""
+        raise ValueError(f"option {self.name}={text!r} of {owner}: expected {self.describe()}{bracketed}")
 
 
 def _options_of(cls: type) -> tuple[dict[str, _Option], bool]:
@@ -165,9 +167,11 @@ def parse_options(cls: type, items: list[str]) -> dict:
             raise ValueError(f"agent option {item!r} is not key=value")
         if key in parsed:
             raise ValueError(f"option {key!r} of {owner} is given twice")
-        text = _unbracketed(text)
         if key in options:
-            parsed[key] = options[key].convert(text, owner)
+            # Brackets belong to the syntax of a nested spec only; any other value keeps them
+            # (and take_from=[5] is then no integer).
+            option = options[key]
+            parsed[key] = option.convert(_unbracketed(text) if option.takes_an_agent else text, owner)
         elif extra_keywords:
             parsed[key] = text  # taken by **kwargs: no declared type to convert to
         else:

@@ -210,3 +210,12 @@ def test_a_nested_spec_s_options_without_brackets_point_to_the_bracketed_form(po
 def test_bad_nested_specs_are_clear_errors(spec, words):
     with pytest.raises(ValueError, match=words):
         make_agent(spec)
+
+
+@pytest.mark.parametrize("spec, option", [("heuristic:take_from=[5]", r"take_from='\[5\]'"),
+                                          ("heuristic:bid_base=[25]", r"bid_base='\[25\]'"),
+                                          ("pimc:worlds=[4]", r"worlds='\[4\]'"),
+                                          ("random:seed=[3]", r"seed='\[3\]'")])
+def test_brackets_around_an_option_that_takes_no_agent_spec_are_refused(spec, option):
+    with pytest.raises(ValueError, match=option + r" of \w+Agent: expected .*brackets hold a nested agent spec only"):
+        make_agent(spec)
