@@ -33,7 +33,8 @@ from briscola_env.files import replace_atomically
 from briscola_env.observation import PRIVILEGED_SPEC, SPEC
 
 from .base import Agent
-from .ppo import CHECKPOINT_KINDS, checkpoint_kind, layout_signature, load_weights, read_checkpoint, view_layers
+from .ppo import (CHECKPOINT_KINDS, checkpoint_kind, layout_signature, load_weights, probe_views, read_checkpoint,
+                  refuse_non_finite_outputs, view_layers)
 
 BELIEF_FORMAT = 1
 CALLER, PARTNER, DEFENDER = 0, 1, 2  # roles of a viewer
@@ -180,6 +181,8 @@ class BeliefModel:
         except ValueError as error:
             raise ValueError(f"{path} declares a network this version cannot build: {error}") from None
         load_weights(net, payload.get("model"), path)
+        with torch.no_grad():
+            refuse_non_finite_outputs(path, {"logits": net.eval()(probe_views()[0])})
         net.trained_on = _trained_on_record(payload, path)
         return cls(net, f"the belief model {path}")
 

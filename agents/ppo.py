@@ -21,6 +21,7 @@ the file declares, or are not finite.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,7 +32,9 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
+from briscola_env import engine
 from briscola_env.actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET, POINT_BID_OFFSET, RANK_BID_OFFSET
+from briscola_env.batched_env import BatchedEnv
 from briscola_env.cards import NUM_SEATS
 from briscola_env.files import replace_atomically
 from briscola_env.observation import SPEC
@@ -187,6 +190,34 @@ def load_weights(net: nn.Module, state, path) -> None:
                          f"(hidden sizes {net.hidden}): {details}") from None
 
 
+PROBE_GAMES = 4  # hands whose every view a loaded network must answer with finite outputs
+
+
+@functools.lru_cache(maxsize=1)
+def probe_views() -> tuple[torch.Tensor, torch.Tensor]:
+    """``(views, masks)`` of every decision of a few seeded hands played at random (auction, call
+    and card play): the real inputs :func:`refuse_non_finite_outputs` tries a network on."""
+    env, rng = BatchedEnv(PROBE_GAMES, seed=0, auto_reset=False), np.random.default_rng(0)
+    out, views, masks = env.reset(), [], []
+    while not env.state.terminated.all():
+        playing = ~env.state.terminated
+        views.append(out.obs[playing])
+        masks.append(out.mask[playing])
+        out = env.step(engine.random_actions(env.state, rng))  # a finished game's action is ignored
+    return torch.from_numpy(np.concatenate(views)), torch.from_numpy(np.concatenate(masks))
+
+
+def refuse_non_finite_outputs(path, outputs: Mapping[str, Optional[torch.Tensor]]) -> None:
+    """A ValueError naming ``path`` if any of a network's ``outputs`` on :func:`probe_views` is not
+    finite: finite weights can still overflow float32 (3e38 times an input of 1 is inf), and the
+    error would otherwise come from deep inside torch when the first action is sampled."""
+    broken = [name for name, tensor in outputs.items() if tensor is not None and not tensor.isfinite().all()]
+    if broken:
+        raise ValueError(f"{path}: its network's {' and '.join(broken)} are not finite (inf or NaN) on the views "
+                         "of a real hand, though its weights are finite: they overflow float32; the file is "
+                         "damaged; use another checkpoint")
+
+
 def open_checkpoint(path, training: bool = False) -> tuple[dict, PolicyValueNet]:
     """``(contents, network)`` of a policy checkpoint, after checking it fits this version's layouts and
     holds the network it declares; with ``training``, only a training checkpoint (one that resumes)."""
@@ -211,7 +242,10 @@ def open_checkpoint(path, training: bool = False) -> tuple[dict, PolicyValueNet]
     except ValueError as error:
         raise ValueError(f"{path} declares a network this version cannot build: {error}") from None
     load_weights(net, payload["model"], path)
-    return payload, net.eval()
+    with torch.no_grad():
+        logits, value, belief = net.eval().heads(*probe_views())
+    refuse_non_finite_outputs(path, {"logits": logits, "value": value, "belief logits": belief})
+    return payload, net
 
 
 def load_checkpoint(path, training: bool = False) -> dict:
@@ -247,6 +281,7 @@ class PPOAgent(Agent):
     def __init__(self, path: Union[str, os.PathLike], seed: Optional[int] = None, greedy: bool = False):
         self.greedy = _greedy(greedy)
         self.net = load_network(path)
+        self.source = str(path)  # names the network in errors
         super().__init__(seed)
 
     @classmethod
@@ -254,6 +289,7 @@ class PPOAgent(Agent):
         """An agent playing ``net`` as it is now (for evaluations during training)."""
         agent = cls.__new__(cls)
         agent.greedy, agent.net = _greedy(greedy), net.eval()
+        agent.source = "the network given to PPOAgent.from_network"
         Agent.__init__(agent, seed)
         return agent
 
@@ -264,6 +300,10 @@ class PPOAgent(Agent):
     @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(mask))
+        broken = (~logits.isfinite().all(dim=1)).sum().item()
+        if broken:  # loading tried the network on a real hand, but these views reach weights it did not
+            raise ValueError(f"{self.source}: the policy's logits are not finite (inf or NaN) on {broken} of "
+                             f"{len(logits)} views: its weights overflow float32; use another checkpoint")
         if self.greedy:
             return logits.argmax(dim=1).numpy()
         probs = torch.softmax(logits, dim=1)

@@ -156,6 +156,49 @@ def test_ppo_given_nan_or_inf_weights_is_refused_at_load_time(tmp_path, policy, 
         make_agent(f"ppo:{broken}")
 
 
+def overflowing(name):
+    """A change to a checkpoint's weights: ``name`` filled with 3e38, finite but too large for float32 sums."""
+    return lambda payload: payload["model"][name].fill_(3e38)
+
+
+@pytest.mark.parametrize("layer, output", [("policy.weight", "logits"), ("value.weight", "value")])
+def test_ppo_given_finite_weights_that_overflow_is_refused_at_load_time(tmp_path, policy, layer, output):
+    path, _ = policy
+    broken = edited(path, tmp_path / "broken.pt", overflowing(layer))
+    with pytest.raises(ValueError, match=rf"broken.pt: its network's {output} are not finite .* overflow float32"):
+        make_agent(f"ppo:{broken}")
+
+
+def test_briscola_evaluate_with_overflowing_weights_names_the_file(tmp_path, policy, capsys):
+    from evaluation.cli import main
+
+    path, _ = policy
+    broken = edited(path, tmp_path / "broken.pt", overflowing("policy.weight"))
+    with pytest.raises(SystemExit):
+        main(["evaluate", f"ppo:{broken}", "random", "--deals", "2", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert "broken.pt: its network's logits are not finite" in err and "probability tensor" not in err
+
+
+def test_belief_model_with_overflowing_weights_is_refused_at_load_time(tmp_path):
+    save_belief(tmp_path / "belief.pt", BeliefNet((8,)))
+    broken = edited(tmp_path / "belief.pt", tmp_path / "broken.pt", overflowing("body.0.weight"))
+    with pytest.raises(ValueError, match=r"broken.pt: its network's logits are not finite"):
+        BeliefModel.load(broken)
+
+
+@pytest.mark.parametrize("greedy", [False, True])
+def test_ppo_act_refuses_non_finite_logits_naming_the_checkpoint(policy, greedy):
+    """Weights that overflow only on views the load-time probe did not reach: act says so, not torch."""
+    path, _ = policy
+    agent = make_agent(f"ppo:{path},greedy={greedy}", seed=0)
+    obs, mask = views(8)
+    with torch.no_grad():
+        agent.net.policy.weight.fill_(3e38)
+    with pytest.raises(ValueError, match=rf"{path}: the policy's logits are not finite .* on \d+ of 8 views"):
+        agent.act(obs, mask)
+
+
 def test_belief_model_load_given_a_ppo_checkpoint_names_it(tmp_path, policy):
     path, net = policy
     with pytest.raises(ValueError, match="policy.pt is an exported policy network; a belief model was expected"):
