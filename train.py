@@ -714,7 +714,12 @@ def run_training(config: Config, run: Path, payload: Optional[dict], device: tor
         for stale in (run / "summary.md", run / "games.jsonl"):
             stale.unlink(missing_ok=True)
 
+    # A process killed (kill -9) after its last checkpoint may have logged scalars of updates that the
+    # resumed run does again: purge_step makes TensorBoard drop what earlier files hold past the checkpoint.
+    writer = SummaryWriter(str(run), purge_step=decisions + 1 if payload is not None else None)
+
     def checkpoint() -> None:
+        writer.flush()  # every scalar up to this boundary is on disk before the checkpoint says it was reached
         # A snapshot taken at this update boundary is the network itself: saved once, as the model.
         newest_is_model = bool(pool) and same_weights(pool[-1], net)
         trainer = {"format": TRAINER_FORMAT, "optimizer": optimizer.state_dict(), "env": env.state_dict(),
@@ -725,7 +730,6 @@ def run_training(config: Config, run: Path, payload: Optional[dict], device: tor
                    "update": update, "decisions": decisions}
         save_checkpoint(run / "checkpoint.pt", net, config=dataclasses.asdict(config), trainer=pack(trainer))
 
-    writer = SummaryWriter(str(run))
     env_time = 0.0
     start, start_decisions = time.time(), decisions
     bar = tqdm(total=num_updates, initial=update, desc=config.exp_name, file=sys.stderr)

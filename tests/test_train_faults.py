@@ -2,6 +2,7 @@
 signals, shared or reused run folders, overrides on resume, bad values, wrong files."""
 
 import fcntl
+import os
 import re
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 import torch
 import yaml
 from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+from tensorboard.compat.proto.event_pb2 import SessionLog
 from tensorboard.util.tensor_util import make_ndarray
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,15 +40,33 @@ def trainer_counts(run: Path) -> tuple:
     return trainer["update"], trainer["decisions"]
 
 
+def events(run: Path):
+    """The run's TensorBoard events, file by file in the order the files were begun."""
+    files = [list(EventFileLoader(str(path)).Load()) for path in run.glob("events.out.tfevents.*")]
+    for file in sorted(files, key=lambda found: found[0].wall_time if found else 0):
+        yield from file
+
+
+def timeless_scalars(event) -> list:
+    """The scalars of one event but the timing (charts/SPS), as (tag, step, value)."""
+    return [(value.tag, event.step, make_ndarray(value.tensor).item() if value.HasField("tensor")
+             else value.simple_value) for value in event.summary.value if value.tag != "charts/SPS"]
+
+
+def logged(run: Path) -> list:
+    """Every scalar written to the run's event files, whether TensorBoard shows it or not."""
+    return [scalar for event in events(run) for scalar in timeless_scalars(event)]
+
+
 def scalars(run: Path) -> list:
-    """Every TensorBoard scalar of the run, over all its event files, but the timing (charts/SPS)."""
+    """The run's scalars but the timing, as TensorBoard shows them: a purge (a SessionLog START at
+    step s, which SummaryWriter(purge_step=s) writes first in its file) drops every scalar written
+    before it at step s or later."""
     found = []
-    for path in sorted(run.glob("events.out.tfevents.*")):
-        for event in EventFileLoader(str(path)).Load():
-            for value in event.summary.value:
-                if value.tag != "charts/SPS":
-                    number = make_ndarray(value.tensor).item() if value.HasField("tensor") else value.simple_value
-                    found.append((value.tag, event.step, number))
+    for event in events(run):
+        if event.HasField("session_log") and event.session_log.status == SessionLog.START:
+            found = [scalar for scalar in found if scalar[1] < event.step]
+        found.extend(timeless_scalars(event))
     return sorted(found)
 
 
@@ -60,10 +80,15 @@ def fails(argv, capsys) -> str:
 
 
 class Trainer:
-    """train.py in a subprocess, its stderr gathered as it comes (tqdm writes no newlines)."""
+    """train.py in a subprocess, its stderr gathered as it comes (tqdm writes no newlines). Its
+    progress bar is drawn after every update (tqdm takes its defaults from TQDM_* variables), so
+    :meth:`wait_for_update` knows how far training got, whatever the machine's speed."""
+
+    PROGRESS = re.compile(rb"\| (\d+)/48 \[")  # the bar's "n/total [": updates done of SIGNALLED's 48
 
     def __init__(self, args):
-        self.process = subprocess.Popen([sys.executable, "train.py", *args], cwd=ROOT,
+        every_update = {**os.environ, "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
+        self.process = subprocess.Popen([sys.executable, "train.py", *args], cwd=ROOT, env=every_update,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.err = b""
         self.reader = threading.Thread(target=self.read, daemon=True)
@@ -73,11 +98,15 @@ class Trainer:
         while chunk := self.process.stderr.read1(4096):
             self.err += chunk
 
-    def wait_for(self, text: str, timeout: float = 60) -> None:
+    def updates_done(self) -> int:
+        return max(map(int, self.PROGRESS.findall(self.err)), default=0)
+
+    def wait_for_update(self, update: int, timeout: float = 60) -> None:
+        """Until the bar says ``update`` updates are done (the next one has begun)."""
         deadline = time.time() + timeout
-        while text.encode() not in self.err:
+        while self.updates_done() < update:
             assert self.process.poll() is None and time.time() < deadline, self.err.decode()[-2000:]
-            time.sleep(0.01)
+            time.sleep(0.005)
 
     def finish(self) -> tuple[int, str]:
         code = self.process.wait(timeout=120)
@@ -85,30 +114,78 @@ class Trainer:
         return code, self.err.decode()
 
 
-def test_sigint_or_sigterm_at_any_moment_then_resume_equals_the_uninterrupted_run(tmp_path):
-    whole = Trainer([*SIGNALLED, f"run_dir={tmp_path / 'whole'}"])
-    assert whole.finish()[0] == 0
-    split = tmp_path / "split" / "tiny-1"
-    moments = np.random.default_rng(13).uniform(0.02, 0.5, 3)  # seconds into training: mid-rollout or mid-update
-    stops = []
-    for k, (delay, signum) in enumerate(zip(moments, (signal.SIGINT, signal.SIGINT, signal.SIGTERM))):
-        trainer = Trainer([*SIGNALLED, f"run_dir={tmp_path / 'split'}"] if k == 0 else ["--resume", str(split)])
-        trainer.wait_for("/48 [")  # the progress bar: training has begun
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> Path:
+    """SIGNALLED run through without a stop: what every interrupted and resumed run must equal."""
+    runs = tmp_path_factory.mktemp("uninterrupted")
+    code, err = Trainer([*SIGNALLED, f"run_dir={runs}"]).finish()
+    assert code == 0, err[-2000:]
+    return runs / "tiny-1"
+
+
+def assert_same_run(split: Path, whole: Path) -> None:
+    """Scalar for scalar (but the timing) and weight for weight."""
+    assert trainer_counts(split) == trainer_counts(whole) == (48, 12288)
+    assert scalars(split) == scalars(whole)
+    whole_weights = weights(whole)
+    assert all(torch.equal(whole_weights[k], v) for k, v in weights(split).items())
+
+
+def test_sigint_or_sigterm_at_any_moment_then_resume_equals_the_uninterrupted_run(tmp_path, uninterrupted):
+    split = tmp_path / "tiny-1"
+    rng = np.random.default_rng(13)
+    update = 0
+    for k, signum in enumerate((signal.SIGINT, signal.SIGINT, signal.SIGTERM)):
+        trainer = Trainer([*SIGNALLED, f"run_dir={tmp_path}"] if k == 0 else ["--resume", str(split)])
+        # A seeded progress point, 1-10 updates past where this process began, then a seeded moment
+        # into the next update (mid-rollout or mid-update): at most 33 of 48, so always within training.
+        target = update + int(rng.integers(1, 11))
+        trainer.wait_for_update(target)
         if k == 0:  # the trainer holds its folder's lock while it runs
             with open(split / "train.lock", "a") as lock, pytest.raises(BlockingIOError):
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        time.sleep(delay)
+        time.sleep(rng.uniform(0, 0.02))
         trainer.process.send_signal(signum)
-        stops.append((signum, *trainer.finish()))
+        code, err = trainer.finish()
+        # One line, its exit status, no traceback; stopped at the boundary of an update of the training.
+        assert code == 128 + signum and "Traceback" not in err, err[-2000:]
+        stopped = re.fullmatch(rf"{signal.Signals(signum).name}: stopped after update (\d+) of 48, checkpointed; "
+                               rf"continue: python train.py --resume {re.escape(str(split))}",
+                               err.rstrip().splitlines()[-1])
+        assert stopped, err[-2000:]
+        update = int(stopped[1])
+        assert target <= update < 48 and trainer_counts(split) == (update, 256 * update)
     code, err = Trainer(["--resume", str(split)]).finish()
     assert code == 0, err[-2000:]
-    whole = tmp_path / "whole" / "tiny-1"
-    assert trainer_counts(split) == trainer_counts(whole) == (48, 12288)
-    assert scalars(split) == scalars(whole)
-    assert all(torch.equal(weights(whole)[k], v) for k, v in weights(split).items())
-    for signum, code, err in stops:  # each stop: one line, its exit status, no traceback
-        assert code == 128 + signum and "Traceback" not in err, err[-2000:]
-        assert err.rstrip().splitlines()[-1].startswith(f"{signal.Signals(signum).name}: stopped after update")
+    assert_same_run(split, uninterrupted)
+
+
+def test_kill_9_at_a_seeded_moment_then_resume_equals_the_uninterrupted_run(tmp_path, uninterrupted):
+    """SIGKILL loses the work since the last checkpoint (every 5 updates here), scalars it had logged
+    included: the resumed run does that work again and its scalars replace them."""
+    split = tmp_path / "tiny-1"
+    rng = np.random.default_rng(9)
+    resumed_from, logged_past_checkpoint = 0, []
+    for k in range(3):
+        trainer = Trainer([*SIGNALLED, f"run_dir={tmp_path}", "checkpoint_every=5"] if k == 0
+                          else ["--resume", str(split)])
+        # A seeded progress point 0-4 updates past the next checkpoint (at most 29 of 48), then a
+        # seeded moment into the next update.
+        target = resumed_from + 5 + int(rng.integers(0, 5))
+        trainer.wait_for_update(target)
+        time.sleep(rng.uniform(0, 0.02))
+        trainer.process.kill()
+        code, err = trainer.finish()
+        assert code == -signal.SIGKILL, err[-2000:]
+        update, decisions = trainer_counts(split)
+        assert resumed_from < update <= trainer.updates_done() < 48 and update % 5 == 0
+        assert decisions == 256 * update
+        logged_past_checkpoint.append(max(step for _, step, _ in logged(split)) > decisions)
+        resumed_from = update
+    assert any(logged_past_checkpoint)  # the test does check that lost scalars are not shown twice
+    code, err = Trainer(["--resume", str(split)]).finish()
+    assert code == 0, err[-2000:]
+    assert_same_run(split, uninterrupted)
 
 
 def test_a_second_run_into_an_existing_run_folder_is_refused_unless_overwrite(tmp_path, capsys):
