@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
-from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
