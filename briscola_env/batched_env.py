@@ -37,6 +37,7 @@ from .observation import _RELATIVE, NUM_BIDS, RECORDS, SPEC, encode_privileged, 
 from .rewards import check_reward_mode, hand_rewards
 from .rules import RulesConfig
 
+
 def _record_offset(name: str) -> int:
     return SPEC.sections[name].start
 
@@ -124,7 +125,7 @@ class BatchedEnv:
         constructor's), and every later deal comes from it: same seed, same games.
         ``deal_seeds`` (N engine seeds) sets the first N deals instead."""
         rng = np.random.default_rng(self._seed if seed is None else _checked_seed(seed))
-        drawn = rng.integers(0, MAX_SEED, self.num_envs)
+        drawn = rng.integers(0, MAX_SEED, self.num_envs)  # drawn either way: the later deals stay the same
         first_deals = drawn if deal_seeds is None else self._checked_deal_seeds(deal_seeds, "deal_seeds")
         self._rng, self.deal_seeds = rng, first_deals
         self.state = engine.init(self.deal_seeds, self.rules)
@@ -172,7 +173,9 @@ class BatchedEnv:
     def load_state_dict(self, saved: dict) -> BatchStep:
         """Continue from :meth:`state_dict`; returns the observations of the games in play.
         Everything is checked and built first: a ValueError leaves this env as it was."""
-        missing = sorted({"engine", "seat_records", "shared_records", "deal_seeds", "rng"} - set(saved))
+        if not (isinstance(saved, dict) and isinstance(saved.get("engine"), dict)):
+            raise ValueError("env state must be a dict from state_dict(), its 'engine' a dict of arrays")
+        missing = sorted({"seat_records", "shared_records", "deal_seeds", "rng"} - set(saved))
         if missing:
             raise ValueError(f"env state lacks {', '.join(missing)}; a state_dict() has them all")
         n = self.num_envs
