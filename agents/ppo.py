@@ -213,9 +213,9 @@ def refuse_non_finite_outputs(path, outputs: Mapping[str, Optional[torch.Tensor]
     error would otherwise come from deep inside torch when the first action is sampled."""
     broken = [name for name, tensor in outputs.items() if tensor is not None and not tensor.isfinite().all()]
     if broken:
-        raise ValueError(f"{path}: its network's {' and '.join(broken)} are not finite (inf or NaN) on the views "
-                         "of a real hand, though its weights are finite: they overflow float32; the file is "
-                         "damaged; use another checkpoint")
+        raise ValueError(f"{path}: its network's outputs ({', '.join(broken)}) are not finite (inf or NaN) on the "
+                         "views of a real hand, though its weights are finite: they overflow float32; the file "
+                         "is damaged; use another checkpoint")
 
 
 def open_checkpoint(path, training: bool = False) -> tuple[dict, PolicyValueNet]:

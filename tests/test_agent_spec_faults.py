@@ -161,11 +161,11 @@ def overflowing(name):
     return lambda payload: payload["model"][name].fill_(3e38)
 
 
-@pytest.mark.parametrize("layer, output", [("policy.weight", "logits"), ("value.weight", "value")])
+@pytest.mark.parametrize("layer, output", [("policy.weight", r"\(logits\)"), ("value.weight", r"\(value\)")])
 def test_ppo_given_finite_weights_that_overflow_is_refused_at_load_time(tmp_path, policy, layer, output):
     path, _ = policy
     broken = edited(path, tmp_path / "broken.pt", overflowing(layer))
-    with pytest.raises(ValueError, match=rf"broken.pt: its network's {output} are not finite .* overflow float32"):
+    with pytest.raises(ValueError, match=rf"broken.pt: its network's outputs {output} are not finite .* float32"):
         make_agent(f"ppo:{broken}")
 
 
@@ -177,13 +177,13 @@ def test_briscola_evaluate_with_overflowing_weights_names_the_file(tmp_path, pol
     with pytest.raises(SystemExit):
         main(["evaluate", f"ppo:{broken}", "random", "--deals", "2", "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
-    assert "broken.pt: its network's logits are not finite" in err and "probability tensor" not in err
+    assert "broken.pt: its network's outputs (logits) are not finite" in err and "probability tensor" not in err
 
 
 def test_belief_model_with_overflowing_weights_is_refused_at_load_time(tmp_path):
     save_belief(tmp_path / "belief.pt", BeliefNet((8,)))
     broken = edited(tmp_path / "belief.pt", tmp_path / "broken.pt", overflowing("body.0.weight"))
-    with pytest.raises(ValueError, match=r"broken.pt: its network's logits are not finite"):
+    with pytest.raises(ValueError, match=r"broken.pt: its network's outputs \(logits\) are not finite"):
         BeliefModel.load(broken)
 
 
