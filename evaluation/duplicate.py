@@ -176,7 +176,7 @@ def _seed(agent_a: Agent, agent_b: Agent, deals: int, seed: int) -> np.ndarray:
     if deals < 1:
         raise ValueError(f"deals must be at least 1; got {deals}")
     rng = np.random.default_rng(seed)
-    deal_seeds = rng.integers(0, 2**57, deals)
+    deal_seeds = rng.integers(0, engine.MAX_SEED, deals)
     agent_a.reset(int(rng.integers(2**32)))
     agent_b.reset(int(rng.integers(2**32)))
     return deal_seeds

@@ -63,7 +63,7 @@ def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[
     limit = hands if hands is not None else max_hands
     while live.any() and played.max() < limit:
         s = np.flatnonzero(live)
-        deal_seeds = rng.integers(0, 2**57, len(s))
+        deal_seeds = rng.integers(0, engine.MAX_SEED, len(s))
         _, engine_dealer = engine.deal_from_seeds(deal_seeds)
         at_seat = seat_players(dealer[s], engine_dealer.astype(np.int64), size)  # (n, 5) player per seat
         state, _ = play_games(agents, players[s[:, None], at_seat], deal_seeds, rules)
