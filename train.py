@@ -13,7 +13,8 @@ replaces it), and a trainer locks its folder (train.lock) while it runs. --resum
 only what cannot change the run (RESUME_OVERRIDES: how far to go, evaluation and checkpoint
 cadence, device, threads); resuming a finished run says so and does nothing. SIGINT (Ctrl-C)
 and SIGTERM stop at the end of the current update with a checkpoint, so that --resume then
-equals an uninterrupted run; a second signal stops at once.
+equals an uninterrupted run; a second signal stops at once. A kill (kill -9) loses the work since
+the last checkpoint: --resume does it again, and TensorBoard shows its scalars once (purge_step).
 
 checkpoint.pt holds what resumes the run exactly, and nothing else: the network, Adam's moments,
 the games in progress (engine state and records), the trajectory storage's slots in use (the
