@@ -48,8 +48,9 @@ class PayoffTable:
             v = getattr(self, f.name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                     or abs(v) > MAX_PAYOFF:
-                raise ValueError(f"payoff_table.{f.name} must be a finite number in -{MAX_PAYOFF:,.0f}..{MAX_PAYOFF:,.0f} "
-                                 f"(so that rewards stay finite in float32), got {v!r}")
+                raise ValueError(f"payoff_table.{f.name} must be a finite number in "
+                                 f"-{MAX_PAYOFF:,.0f}..{MAX_PAYOFF:,.0f} (so that rewards stay finite in float32), "
+                                 f"got {v!r}")
 
     @classmethod
     def standard(cls, partner_payoff: str = "half") -> "PayoffTable":

@@ -179,7 +179,8 @@ def test_one_sided_evaluation_gives_the_same_edge_as_the_full_one_for_determinis
     half = evaluate_one_sided(HeuristicAgent(), FirstLegal(), 40, seed=5, chunk=16)
     assert half.edge_a == pytest.approx(full.edge_a) and np.allclose(half.per_seat_a, full.per_seat_a)
     assert half.stats_a.as_dict() == full.stats_a.as_dict()
-    assert main(["evaluate", "heuristic", "random", "--deals", "5", "--one-sided", "--out", str(tmp_path / "eval")]) == 0
+    out = str(tmp_path / "eval")
+    assert main(["evaluate", "heuristic", "random", "--deals", "5", "--one-sided", "--out", out]) == 0
     printed = capsys.readouterr().out
     assert "| heuristic | random | 5 |" in printed and "bid vs hand value" in printed
     with pytest.raises(SystemExit):

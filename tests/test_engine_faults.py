@@ -80,7 +80,8 @@ def test_state_put_with_bad_index_changes_nothing(index):
 
 @pytest.mark.parametrize("entry", [1e39, -1e39, 2e6])
 def test_payoff_table_entry_too_large_for_float32_rewards_is_refused(entry):
-    with pytest.raises(ValueError, match=r"payoff_table\.solo_caller must be a finite number in -1,000,000\.\.1,000,000"):
+    bound = r"payoff_table\.solo_caller must be a finite number in -1,000,000\.\.1,000,000"
+    with pytest.raises(ValueError, match=bound):
         RulesConfig(payoff_table={"solo_caller": entry})
 
 
