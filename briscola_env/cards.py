@@ -115,13 +115,14 @@ def card_str(card: int) -> str:
 
 
 def card_name(card: int, lang: str = "it") -> str:
-    """Full name: ``Asso di Denari`` (``lang="it"``) or ``Ace of Coins`` (``"en"``)."""
+    """Full name: ``Asso di Denari`` (``lang="it"``) or ``Ace of Diamonds`` (``"en"``: the suit by the
+    name an English reader gives its symbol, as he types it)."""
     card = _check_card(card)
     suit, face_index = divmod(card, NUM_FACES)
     if lang == "it":
         return f"{FACES_IT[face_index]} di {SUITS_IT[suit]}"
     if lang == "en":
-        return f"{FACES_EN[face_index]} of {SUITS_EN[suit]}"
+        return f"{FACES_EN[face_index]} of {SYMBOL_NAMES_EN[suit]}"
     raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
 
 

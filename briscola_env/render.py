@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .actions import action_to_text
-from .cards import CARD_SUIT, NUM_SEATS, SUITS_EN, SUITS_IT, TOTAL_POINTS, card_name, card_str, card_tables
+from .cards import CARD_SUIT, NUM_SEATS, SUIT_NAMES_READ, TOTAL_POINTS, card_name, card_str, card_tables
 from .reference import ReferenceGame
 
 
@@ -44,7 +44,7 @@ def render_text(game: ReferenceGame, viewer: Optional[int] = None, lang: str = "
                 names: Optional[list[str]] = None) -> str:
     names = [printable(name) for name in names] if names else [f"player_{s}" for s in range(NUM_SEATS)]
     ten = game.rules.ten_card
-    suits = SUITS_IT if lang == "it" else SUITS_EN
+    suits = SUIT_NAMES_READ[lang]  # as the reader knows the printed suits, and types their letters
     lines = [f"Briscola Chiamata | dealer {names[game.dealer]} | phase {game.phase}"
              + (f" | trick {min(len(game.trick_winners) + 1, 8)}/8" if game.phase == "play" else "")
              + (f" | {names[game.current_player]} to act" if game.current_player >= 0 else "")]

@@ -93,13 +93,13 @@ def test_card_id_rejects_out_of_range_suit_or_face(suit, face):
 
 
 @pytest.mark.parametrize("card, short, italian, english", [
-    (0, "A♥", "Asso di Coppe", "Ace of Cups"),
-    (10, "A♦", "Asso di Denari", "Ace of Coins"),
-    (12, "3♦", "Tre di Denari", "Three of Coins"),
+    (0, "A♥", "Asso di Coppe", "Ace of Hearts"),
+    (10, "A♦", "Asso di Denari", "Ace of Diamonds"),
+    (12, "3♦", "Tre di Denari", "Three of Diamonds"),
     (26, "7♣", "Sette di Bastoni", "Seven of Clubs"),
     (27, "F♣", "Fante di Bastoni", "Jack of Clubs"),
-    (38, "C♠", "Cavallo di Spade", "Knight of Swords"),
-    (39, "R♠", "Re di Spade", "King of Swords"),
+    (38, "C♠", "Cavallo di Spade", "Knight of Spades"),
+    (39, "R♠", "Re di Spade", "King of Spades"),
 ])
 def test_card_names(card, short, italian, english):
     assert card_str(card) == short

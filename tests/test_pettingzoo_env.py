@@ -625,7 +625,7 @@ def test_ansi_render_shows_auction_call_tricks_and_points():
     assert "Result: contract" in e.render()
 
     english = scripted(raw_env(render_mode="ansi", lang="en")).render()
-    assert "(Ace of Cups); trump Cups" in english and "Asso di Coppe" not in english
+    assert "(Ace of Hearts); trump Hearts" in english and "Asso di Coppe" not in english
 
 
 def test_seat_view_hides_the_others_hands_and_the_partner_until_revealed():

@@ -120,6 +120,8 @@ def test_a_scripted_english_hand_through_briscola_play(capsys, monkeypatch):
     if "Void hand" not in text:
         assert sides and int(sides[1]) + int(sides[2]) == 120
         assert outcome and int(outcome[2]) + int(outcome[3]) == 120
+    # Suits are named as the letters read them: never Cups, Coins or Swords (Cups would read as 'c', clubs).
+    assert not re.search(r"\b(Cups|Coins|Swords)\b", text)
     # The session: its running total, the next hand offered, then quit ends it in one line.
     assert "Session so far, after 1 hand: your total" in text
     assert player.typed[-1] == "quit"
