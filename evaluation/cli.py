@@ -206,11 +206,19 @@ class _HelpParser(argparse.ArgumentParser):
         return super().format_help()
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Help with every option's default, and epilogs (the agent specs) laid out as written. An option
+    without a default (None) says in its own words what leaving it out does."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = _HelpParser(prog="briscola", description="Briscola Chiamata toolkit")
     commands = parser.add_subparsers(dest="command", required=True)
     ev = commands.add_parser("evaluate", help="paired duplicate evaluation of agents", epilog=agent_specs_help,
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
+                             formatter_class=HelpFormatter)
     ev.add_argument("specs", nargs="+", help=f"agent specs: {', '.join(AGENTS)}, ppo:PATH or package.module:Class, "
                                              "with options (listed below), such as random:seed=3")
     ev.add_argument("--deals", type=positive_int, default=2000, help="deals to play (x12 games per pair)")
@@ -225,30 +233,32 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="two specs only: the first's edge alone, from half the games (for costly agents: search); "
                          "the same outputs, with B's edge marked not measured and B's statistics from the all-B "
                          "games")
-    se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7")
+    se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7",
+                             formatter_class=HelpFormatter)
     se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
     se.add_argument("--sessions", type=positive_int, default=200, help="sessions played (all at once)")
-    se.add_argument("--hands", type=positive_int, default=None, help="hands per session")
-    se.add_argument("--target", type=positive_score, default=None, help="end when a player reaches this score")
-    se.add_argument("--seed", type=int, default=0)
-    se.add_argument("--rules", default="standard", choices=list(PRESETS))
-    defaults_shown = argparse.ArgumentDefaultsHelpFormatter
+    se.add_argument("--hands", type=positive_int, default=None,
+                    help="hands per session (give --hands, --target or both)")
+    se.add_argument("--target", type=positive_score, default=None,
+                    help="end a session when a player reaches this score")
+    se.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
+    se.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     pl = commands.add_parser("play", help="play hands against agents in the terminal, until you type quit",
-                             formatter_class=defaults_shown)
+                             formatter_class=HelpFormatter)
     pl.add_argument("--opponents", nargs="+", default=["heuristic"],
                     help="one agent spec (for the four other seats), or four in seat order; the specs of "
                          "briscola evaluate --help")
     pl.add_argument("--seat", type=int, default=0, choices=range(NUM_SEATS), help="your seat")
     pl.add_argument("--seed", type=int, default=None,
                     help="seeds the deals and the agents, to play the same hands again "
-                         "(default: %(default)s, new hands each time)")
+                         "(default: new hands each time)")
     pl.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     pl.add_argument("--lang", default="it", choices=LANGUAGES,
                     help="card names and the suit letters you type: "
                          + ", ".join(f"{lang} {suit_letters_text(lang)}" for lang in LANGUAGES)
                          + "; the symbols ♥ ♦ ♣ ♠ in both")
     be = commands.add_parser("belief", help="train a partner-belief model on games of agents",
-                             formatter_class=defaults_shown)
+                             formatter_class=HelpFormatter)
     be.add_argument("specs", nargs="+", help="agent specs; each seat of each game is drawn from them")
     be.add_argument("--games", type=positive_int, default=20_000,
                     help="games to fit the model on (a tenth more are held out to measure it)")
@@ -256,19 +266,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     be.add_argument("--seed", type=int, default=0, help="seeds the deals, the agents and the fit")
     be.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     be.add_argument("--out", type=Path, default=Path("runs/belief.pt"), help="where to save the model")
-    co = commands.add_parser("concealment", help="how well each population's partners hide from a belief model")
+    co = commands.add_parser("concealment", help="how well each population's partners hide from a belief model",
+                             formatter_class=HelpFormatter)
     co.add_argument("specs", nargs="+", help="one population per spec (that agent at every seat)")
     co.add_argument("--belief", type=Path, required=True, help="a model from: briscola belief ...")
-    co.add_argument("--games", type=positive_int, default=2000)
-    co.add_argument("--seed", type=int, default=0)
-    co.add_argument("--rules", default="standard", choices=list(PRESETS))
+    co.add_argument("--games", type=positive_int, default=2000, help="games per population")
+    co.add_argument("--seed", type=int, default=0,
+                    help="seeds the deals (from their own stream, never the belief model's) and the agents")
+    co.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     co.add_argument("--out", type=Path, default=None,
                     help="folder for concealment.md, .json and .png, new or empty (one that is not empty is refused)")
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("out", type=Path)
     rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file",
-                             formatter_class=defaults_shown)
+                             formatter_class=HelpFormatter)
     rp.add_argument("file", type=Path, help="a games.jsonl, such as briscola evaluate --record writes")
     rp.add_argument("--game", type=int, default=0,
                     help="which record, from 0: the file's N-th non-blank line, read no further; "

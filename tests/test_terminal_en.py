@@ -192,7 +192,7 @@ def test_evaluate_help_lists_every_agent_spec_with_its_options(capsys):
 
 
 @pytest.mark.parametrize("command, lines", [
-    ("play", {"--seat": "(default: 0)", "--seed": "default: None", "--lang": "(default: it)"}),
+    ("play", {"--seat": "(default: 0)", "--seed": "(default: new hands each time)", "--lang": "(default: it)"}),
     ("belief", {"--games": "(default: 20000)", "--epochs": "(default: 4)"}),
 ])
 def test_play_and_belief_options_have_help_with_defaults(capsys, command, lines):
