@@ -8,6 +8,9 @@ action space), :mod:`.rules` (the rules config and presets), :mod:`.engine`
 :mod:`.batched_env` (N games at once, for training), :mod:`.pettingzoo_env`
 (the PettingZoo AEC environment, also as :func:`env` and :func:`raw_env`) and
 :mod:`.reference` (a plain one-game implementation, the tests' oracle).
+
+On PettingZoo 1.27 and later, importing the package also registers :data:`ENV_ID`
+for ``pettingzoo.make("aec", ENV_ID)``; earlier versions have no registry.
 """
 
 import pettingzoo
@@ -20,5 +23,8 @@ __version__ = "0.1.0"
 __all__ = ["RulesConfig", "PayoffTable", "PRESETS", "preset", "BatchedEnv", "env", "raw_env", "ENV_ID",
            "__version__"]
 
-if ENV_ID not in pettingzoo.aec_registry:  # so that pettingzoo.make("aec", ENV_ID) finds it
+# So that pettingzoo.make("aec", ENV_ID) finds the env. PettingZoo's registry first appears in 1.27;
+# on 1.25/1.26 (which pyproject allows) there is nothing to register with, and env()/raw_env() are
+# the way in, so registration is skipped there rather than making the import fail.
+if hasattr(pettingzoo, "aec_registry") and ENV_ID not in pettingzoo.aec_registry:
     pettingzoo.register("aec", ENV_ID, entry_point="briscola_env.pettingzoo_env:env")

@@ -3,7 +3,8 @@
 ===========================  ============================================================
 import                       ``from briscola_env import env`` (or ``raw_env``), or
                              ``pettingzoo.make("aec", "briscola/BriscolaChiamata-v0")``
-                             after ``import briscola_env``
+                             after ``import briscola_env`` (PettingZoo 1.27+, which has
+                             the registry)
 agents                       ``player_0`` .. ``player_4`` (seats 0..4; play goes to the next)
 action space                 ``Discrete(151)``: see :mod:`briscola_env.actions`
 observation space            ``Dict(observation=Box(0, high, (1635,), uint8),
