@@ -16,12 +16,13 @@ for ``pettingzoo.make("aec", ENV_ID)``; earlier versions have no registry.
 import pettingzoo
 
 from .batched_env import BatchedEnv
+from .engine import PHASE_NAMES  # the names of the PettingZoo infos' "phase" ints
 from .pettingzoo_env import ENV_ID, env, raw_env
 from .rules import PRESETS, PayoffTable, RulesConfig, preset
 
 __version__ = "0.1.0"
 __all__ = ["RulesConfig", "PayoffTable", "PRESETS", "preset", "BatchedEnv", "env", "raw_env", "ENV_ID",
-           "__version__"]
+           "PHASE_NAMES", "__version__"]
 
 # So that pettingzoo.make("aec", ENV_ID) finds the env. PettingZoo's registry first appears in 1.27;
 # on 1.25/1.26 (which pyproject allows) there is nothing to register with, and env()/raw_env() are

@@ -16,8 +16,15 @@ rewards                      at the end of the hand, to all five agents: ``rewar
                              (session points, default), ``"points"`` or ``"win_loss"``
 episode                      one hand: auction, call, eight tricks (a void hand ends after
                              the auction)
-infos                        ``phase``; at the end ``outcome``: caller, partner, team
-                             points, made, multiplier (``None`` for a void hand)
+infos                        a fresh dict per agent per step, never changed afterwards;
+                             every value a number or a NumPy array, so that libraries
+                             can build specs from them. ``phase``: an int, the index
+                             in :data:`PHASE_NAMES` (0 auction, 1 call, 2 play,
+                             3 done). At the end also ``void`` (bool), ``caller``,
+                             ``partner``, ``team_points``, ``multiplier`` (ints),
+                             ``made`` (bool) and ``payoffs`` (float64 array by seat);
+                             a void hand has caller, partner and team points -1,
+                             multiplier 0, made ``False``, payoffs all 0
 ===========================  ============================================================
 
 ``env()`` adds PettingZoo's standard wrappers: an illegal action ends the hand
@@ -57,7 +64,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_text
 from .cards import NUM_SEATS
-from .engine import MAX_SEED, deal_from_seeds, hands_to_deal
+from .engine import DONE, MAX_SEED, PHASE_NAMES, deal_from_seeds, hands_to_deal
 from .game_view import GameViews
 from .observation import SPEC
 from .reference import ReferenceGame
@@ -163,7 +170,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {"phase": "auction"} for agent in self.agents}
+        self._set_phase_infos()
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._observed: dict[str, dict] = {}
         self._legal: Optional[list[int]] = None
@@ -213,13 +220,12 @@ class raw_env(AECEnv):
         self._observed.clear()
         self._legal = None
         self._cumulative_rewards[agent] = 0.0
-        for other in self.agents:
-            self.infos[other]["phase"] = game.phase
         if game.terminated:
             self._end_hand()
         else:
             self.agent_selection = self.possible_agents[game.current_player]
             self._clear_rewards()
+            self._set_phase_infos()
         if self.render_mode == "human":
             self.render()
 
@@ -227,15 +233,25 @@ class raw_env(AECEnv):
         game = self.game
         rewards = rewards_for(self.reward_mode, np.array([game.payoffs]), np.array([game.caller]),
                               np.array([game.partner]), np.array([game.team_points]), np.array([game.made]))[0]
-        outcome = None if game.void else {
-            "caller": game.caller, "partner": game.partner, "team_points": game.team_points,
-            "made": game.made, "multiplier": game.multiplier, "payoffs": list(game.payoffs),
+        void = bool(game.void)
+        outcome = {
+            "void": void,
+            "caller": -1 if void else int(game.caller), "partner": -1 if void else int(game.partner),
+            "team_points": -1 if void else int(game.team_points), "made": False if void else bool(game.made),
+            "multiplier": 0 if void else int(game.multiplier),
         }
+        payoffs = np.asarray(game.payoffs, dtype=np.float64)
         for s, agent in enumerate(self.possible_agents):
             self.rewards[agent] = float(rewards[s])
             self.terminations[agent] = True
-            self.infos[agent]["outcome"] = outcome
+            # The array is copied per agent: a caller mutating one info must not change another's.
+            self.infos[agent] = {"phase": DONE, **outcome, "payoffs": payoffs.copy()}
         self._accumulate_rewards()
+
+    def _set_phase_infos(self) -> None:
+        """New dicts, not updates of the old ones: an info a caller kept stays as it was."""
+        phase = PHASE_NAMES.index(self.game.phase)
+        self.infos = {agent: {"phase": phase} for agent in self.agents}
 
     # --- display ---------------------------------------------------------------------
 

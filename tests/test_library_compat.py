@@ -5,9 +5,16 @@ Each test is named after the fault it guards against.
 
 from __future__ import annotations
 
+import copy
+import numbers
 import subprocess
 import sys
 import textwrap
+
+import numpy as np
+
+import briscola_env
+from briscola_env.actions import PASS
 
 
 def test_import_without_pettingzoo_registry_succeeds():
@@ -26,3 +33,44 @@ def test_import_without_pettingzoo_registry_succeeds():
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def _finished_hand_keeping_infos(seed: int, void: bool) -> list[tuple[dict, dict]]:
+    """Plays a hand with random legal actions (all passing in the auction if ``void``), returning
+    (info as seen, deep copy) at each ``last()``."""
+    rng = np.random.default_rng(seed)
+    e = briscola_env.env()
+    e.reset(seed=seed)
+    kept = []
+    for _ in e.agent_iter():
+        observation, _, terminated, truncated, info = e.last()
+        kept.append((info, copy.deepcopy(info)))
+        if terminated or truncated:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        e.step(PASS if void and PASS in legal else int(rng.choice(legal)))
+    return kept
+
+
+def test_infos_kept_from_an_early_step_are_never_mutated():
+    for void in (True, False):
+        kept = _finished_hand_keeping_infos(3, void)
+        assert set(kept[0][1]) == {"phase"}  # the first decision's info, checked below like all others
+        for info, snapshot in kept:
+            assert info.keys() == snapshot.keys()
+            for key, value in info.items():
+                assert np.array_equal(value, snapshot[key]), (void, key, value, snapshot[key])
+
+
+def test_info_values_are_numbers_or_arrays():
+    seen_done = set()
+    for void in (True, False):
+        for info, _ in _finished_hand_keeping_infos(3, void):
+            for key, value in info.items():
+                assert isinstance(value, (numbers.Number, np.ndarray)), (key, value)
+            assert 0 <= info["phase"] < len(briscola_env.PHASE_NAMES)
+            if briscola_env.PHASE_NAMES[info["phase"]] == "done":
+                seen_done.add(bool(info["void"]))
+                assert info["payoffs"].shape == (5,)
+    assert seen_done == {True, False}  # both a void and a played hand were checked

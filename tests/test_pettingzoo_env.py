@@ -25,7 +25,7 @@ from briscola_env.observation import SPEC, encode
 from briscola_env.rules import RulesConfig, preset
 
 AGENTS = [f"player_{s}" for s in range(NUM_SEATS)]
-PHASES = ("auction", "call", "play", "done")
+PHASES = briscola_env.PHASE_NAMES
 # The two warnings api_test gives any env with Dict observations; nothing else is expected.
 KNOWN_DICT_WARNINGS = {
     "Observation is not a NumPy array",
@@ -285,8 +285,8 @@ def test_random_hands_pay_as_the_batched_engine(rules_name):
         for steps, agent in enumerate(e.agent_iter()):
             assert steps < 500
             obs, reward, terminated, truncated, info = e.last()
-            assert info["phase"] == raw.game.phase and info["phase"] in PHASES
-            assert all(e.infos[a]["phase"] == raw.game.phase for a in e.agents)
+            assert PHASES[info["phase"]] == raw.game.phase
+            assert all(PHASES[e.infos[a]["phase"]] == raw.game.phase for a in e.agents)
             totals[agent] += reward
             if terminated or truncated:
                 assert terminated and not truncated
@@ -294,11 +294,11 @@ def test_random_hands_pay_as_the_batched_engine(rules_name):
                     cumulative_at_end = dict(raw._cumulative_rewards)
                     assert len(cumulative_at_end) == NUM_SEATS
                     assert all(e.terminations.values()) and not any(e.truncations.values())
-                    assert all(e.infos[a]["phase"] == "done" for a in AGENTS)
+                    assert all(e.infos[a]["phase"] == engine.DONE for a in AGENTS)
                     results.append({a: dict(e.infos[a]) for a in AGENTS})
                 e.step(None)
                 continue
-            assert "outcome" not in info
+            assert set(info) == {"phase"}
             action = choose(obs["action_mask"], rng, 0.35 if b % 2 else 0.7)
             actions.append(action)
             e.step(action)
@@ -314,11 +314,18 @@ def test_random_hands_pay_as_the_batched_engine(rules_name):
         payoffs = state.rewards[b].tolist()
         assert [res["totals"][a] for a in AGENTS] == pytest.approx(payoffs), b
         assert [res["cumulative"][a] for a in AGENTS] == pytest.approx(payoffs), b
-        outcome = res["player_0"]["outcome"]
-        assert all(res[a]["outcome"] == outcome for a in AGENTS)
-        if state.caller[b] < 0:  # void hand
+        outcome = res["player_0"]
+        for a in AGENTS:
+            assert res[a]["payoffs"] is not outcome["payoffs"] or a == "player_0"
+            assert {k: v for k, v in res[a].items() if k != "payoffs"} == \
+                {k: v for k, v in outcome.items() if k != "payoffs"}
+            assert res[a]["payoffs"].tolist() == pytest.approx(payoffs)
+        assert outcome["void"] == (state.caller[b] < 0)
+        if outcome["void"]:
             voids += 1
-            assert outcome is None and payoffs == [0.0] * NUM_SEATS
+            assert payoffs == [0.0] * NUM_SEATS
+            assert (outcome["caller"], outcome["partner"], outcome["team_points"], outcome["made"],
+                    outcome["multiplier"]) == (-1, -1, -1, False, 0)
             continue
         assert outcome["caller"] == state.caller[b]
         assert outcome["partner"] == state.hidden.partner[b]
@@ -343,14 +350,14 @@ def test_a_deliberate_all_pass_hand_is_void():
     assert all(e.terminations.values()) and not any(e.truncations.values())
     assert e.unwrapped.game.void
     for a in AGENTS:
-        assert e.infos[a]["phase"] == "done"
-        assert "outcome" in e.infos[a] and e.infos[a]["outcome"] is None
+        assert e.infos[a]["phase"] == engine.DONE
+        assert e.infos[a]["void"] and e.infos[a]["caller"] == -1
         assert e.unwrapped._cumulative_rewards[a] == 0
         assert not e.observe(a)["action_mask"].any()
     seen = []
     for agent in e.agent_iter():
         _, reward, terminated, _, info = e.last()
-        assert terminated and reward == 0 and info["outcome"] is None
+        assert terminated and reward == 0 and info["void"]
         seen.append(agent)
         e.step(None)
     assert sorted(seen) == AGENTS and e.agents == []
