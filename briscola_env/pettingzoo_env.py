@@ -25,6 +25,12 @@ infos                        a fresh dict per agent per step, never changed afte
                              ``made`` (bool) and ``payoffs`` (float64 array by seat);
                              a void hand has caller, partner and team points -1,
                              multiplier 0, made ``False``, payoffs all 0
+state, state_space           ``state()``: the privileged view, ``Box(0, 1, (205,), uint8)``
+                             (:data:`~briscola_env.observation.PRIVILEGED_SPEC`: every
+                             hand and the partner, relative to the seat to act, seat 0
+                             once the hand is over), as ``BatchedEnv.privileged()``.
+                             For centralized critics only: an acting policy must not
+                             see it
 ===========================  ============================================================
 
 ``env()`` adds PettingZoo's standard wrappers: an illegal action ends the hand
@@ -63,10 +69,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_text
-from .cards import NUM_SEATS
-from .engine import DONE, MAX_SEED, PHASE_NAMES, deal_from_seeds, hands_to_deal
+from .cards import NUM_CARDS, NUM_SEATS
+from .engine import DONE, MAX_SEED, PHASE_NAMES, Hidden, State, deal_from_seeds, hands_to_deal, init_from_deals
+from .engine.deal import hand_bits
 from .game_view import GameViews
-from .observation import SPEC
+from .observation import PRIVILEGED_SPEC, SPEC, encode_privileged
 from .reference import ReferenceGame
 from .render import render_text
 from .rewards import check_reward_mode, rewards_for
@@ -133,6 +140,8 @@ class raw_env(AECEnv):
         })
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
+        self.state_space = spaces.Box(low=0, high=PRIVILEGED_SPEC.high, shape=PRIVILEGED_SPEC.shape,
+                                      dtype=PRIVILEGED_SPEC.dtype)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._rng = np.random.default_rng()
         self.game: Optional[ReferenceGame] = None
@@ -163,6 +172,8 @@ class raw_env(AECEnv):
             deal = deals[0].tolist()
             dealer = int(dealers[0]) if dealer is None else int(dealer)
         self.game = ReferenceGame(self.rules, deal, dealer)  # checks the dealer
+        self._deal = deal
+        self._engine_game: Optional[State] = None  # built by the first state() call of the hand
         self._views = GameViews(self.game)
 
         self.agents = self.possible_agents[:]
@@ -198,6 +209,21 @@ class raw_env(AECEnv):
                 mask[self._legal_actions()] = 1
             self._observed[agent] = {"observation": self._views.observe(self._seat[agent]), "action_mask": mask}
         return self._observed[agent]
+
+    def state(self) -> np.ndarray:
+        """``(PRIVILEGED_SPEC.size,)`` uint8, a new array: every hand and the partner, relative
+        to the seat to act (seat 0 once the hand is over). For centralized critics only."""
+        self._check_hand("state", needs_agents=False)
+        game = self.game
+        if self._engine_game is None:
+            # A batch of one engine game, so that state() is the very encoding BatchedEnv.privileged()
+            # uses. encode_privileged reads only its hidden part, which is kept current below.
+            self._engine_game = init_from_deals(np.array([self._deal]), np.array([game.dealer]), self.rules)
+        holder = np.full((1, NUM_CARDS), -1, dtype=np.int8)  # -1: played, held by nobody
+        for seat, hand in enumerate(game.hands):
+            holder[0, list(hand)] = seat
+        self._engine_game.hidden = Hidden(hand_bits(holder), np.array([game.partner], dtype=np.int8))
+        return encode_privileged(self._engine_game, np.array([max(game.current_player, 0)]))[0]
 
     def _legal_actions(self) -> list[int]:
         if self._legal is None:

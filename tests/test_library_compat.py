@@ -15,6 +15,8 @@ import numpy as np
 
 import briscola_env
 from briscola_env.actions import PASS
+from briscola_env.engine import deal_from_seeds
+from briscola_env.observation import PRIVILEGED_SPEC
 
 
 def test_import_without_pettingzoo_registry_succeeds():
@@ -74,3 +76,30 @@ def test_info_values_are_numbers_or_arrays():
                 seen_done.add(bool(info["void"]))
                 assert info["payoffs"].shape == (5,)
     assert seen_done == {True, False}  # both a void and a played hand were checked
+
+
+def test_aec_env_has_state_matching_the_batched_privileged_view():
+    for deal_seed in (11, 12, 13):
+        deals, dealers = deal_from_seeds(np.array([deal_seed]))
+        e = briscola_env.env()
+        e.reset(options={"hands": [np.flatnonzero(deals[0] == s).tolist() for s in range(5)],
+                         "dealer": int(dealers[0])})
+        batched = briscola_env.BatchedEnv(1)
+        batched.reset(deal_seeds=[deal_seed])
+        rng = np.random.default_rng(deal_seed)
+        compared = 0
+        for _ in e.agent_iter():
+            observation, _, terminated, truncated, _ = e.last()
+            state = e.state()
+            assert e.state_space.contains(state) and state.shape == (PRIVILEGED_SPEC.size,)
+            if terminated or truncated:
+                # BatchedEnv starts its next game on the step that ends one: only the hands are compared.
+                assert not PRIVILEGED_SPEC.view(state[None], "hands").any()  # these hands are played out
+                e.step(None)
+                continue
+            assert np.array_equal(state, batched.privileged()[0]), (deal_seed, compared)
+            compared += 1
+            action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            e.step(action)
+            batched.step(np.array([action]))
+        assert compared > 5
