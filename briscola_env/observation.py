@@ -12,7 +12,8 @@ action at a time instead of rebuilding it. It is
 ``uint8`` (a quarter of the bytes of float32, which matters at a million
 observations a second): flags and one-hot blocks are 0/1, and the two count
 sections hold raw counts; ``SPEC.scale`` brings every entry into ``[0, 1]``
-(``obs * SPEC.scale``). One-hot blocks are all zero while the fact is not
+(:meth:`ObservationSpec.scaled`: ``obs * SPEC.scale`` as float32, what the
+environments give with ``obs_dtype="float32"``). One-hot blocks are all zero while the fact is not
 known yet (no caller before the auction ends, and so on).
 
 =================  =========  ========  ===============================================================
@@ -63,6 +64,21 @@ from .engine.state import PLAY
 
 NUM_BIDS = CALL_OFFSET - 1  # bid ids 1..70
 NUM_PHASES = 4
+# The environments' obs_dtype choices: the raw views, or the views scaled to [0, 1]
+# (some libraries' default models take float inputs only).
+OBS_DTYPES = ("uint8", "float32")
+
+
+def check_obs_dtype(obs_dtype) -> np.dtype:
+    """``obs_dtype`` (a name or a NumPy dtype) as a dtype if it is one of :data:`OBS_DTYPES`,
+    else a ValueError listing them."""
+    try:
+        dtype = np.dtype(obs_dtype) if obs_dtype is not None else None
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.name not in OBS_DTYPES:
+        raise ValueError(f"obs_dtype must be one of {', '.join(map(repr, OBS_DTYPES))}; got {obs_dtype!r}")
+    return dtype
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,16 @@ class ObservationSpec:
         for name, factor in (scale or {}).items():
             self.scale[self[name]] = factor
         self.high = (1 / self.scale).round().astype(self.dtype)  # largest value of each entry
+
+    def scaled(self, obs: np.ndarray) -> np.ndarray:
+        """Observations ``(..., size)`` as float32 in ``[0, 1]``: ``obs * self.scale``, the same
+        product the PPO network (``agents.ppo``) takes of a raw view, so either form gives it one input."""
+        return np.multiply(obs, self.scale, dtype=np.float32)
+
+    def in_dtype(self, obs: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        """Raw observations ``obs`` in ``dtype`` (from :func:`check_obs_dtype`): themselves
+        for the raw dtype, :meth:`scaled` for float32."""
+        return obs if dtype == self.dtype else self.scaled(obs)
 
     def __getitem__(self, name: str) -> slice:
         s = self.sections[name]

@@ -8,9 +8,13 @@ import                       ``from briscola_env import env`` (or ``raw_env``), 
 agents                       ``player_0`` .. ``player_4`` (seats 0..4; play goes to the next)
 action space                 ``Discrete(151)``: see :mod:`briscola_env.actions`
 observation space            ``Dict(observation=Box(0, high, (1635,), uint8),
-                             action_mask=Box(0, 1, (151,), int8))``
+                             action_mask=Box(0, 1, (151,), int8))``; with
+                             ``obs_dtype="float32"``, ``observation`` is
+                             ``Box(0, 1, (1635,), float32)``
 observation                  the seat's own view, :mod:`briscola_env.observation`
-                             (seats relative to the observer; ``SPEC.scale`` to [0, 1])
+                             (seats relative to the observer); raw counts in uint8,
+                             or scaled to [0, 1] by ``SPEC.scaled`` with
+                             ``obs_dtype="float32"`` (for models that take floats only)
 action mask                  legal actions of the agent to act; all zero for the others
 rewards                      at the end of the hand, to all five agents: ``reward="payoff"``
                              (session points, default), ``"points"`` or ``"win_loss"``
@@ -26,6 +30,7 @@ infos                        a fresh dict per agent per step, never changed afte
                              a void hand has caller, partner and team points -1,
                              multiplier 0, made ``False``, payoffs all 0
 state, state_space           ``state()``: the privileged view, ``Box(0, 1, (205,), uint8)``
+                             (float32 with ``obs_dtype="float32"``)
                              (:data:`~briscola_env.observation.PRIVILEGED_SPEC`: every
                              hand and the partner, relative to the seat to act, seat 0
                              once the hand is over), as ``BatchedEnv.privileged()``.
@@ -39,9 +44,10 @@ raises a ``ValueError`` naming the action and the legal ones.
 
 Keyword arguments: ``rules`` (a :class:`~briscola_env.rules.RulesConfig` or a
 preset name) plus any rules field to override (``call_rule="at_least"``),
-``reward``, ``render_mode`` (``"ansi"`` returns, ``"human"`` prints the
-table), ``render_view`` (``"omniscient"``, or a seat: only its hand is
-shown) and ``lang`` (``"it"`` or ``"en"`` card names).
+``reward``, ``obs_dtype`` (``"uint8"``, the default, or ``"float32"``),
+``render_mode`` (``"ansi"`` returns, ``"human"`` prints the table),
+``render_view`` (``"omniscient"``, or a seat: only its hand is shown) and
+``lang`` (``"it"`` or ``"en"`` card names).
 
 ``reset(seed=..., options={"hands": [five lists of 8 card ids], "dealer": seat})``
 plays a given deal (replays, duplicate play); otherwise the deal is drawn
@@ -73,7 +79,7 @@ from .cards import NUM_CARDS, NUM_SEATS
 from .engine import DONE, MAX_SEED, PHASE_NAMES, Hidden, State, deal_from_seeds, hands_to_deal, init_from_deals
 from .engine.deal import hand_bits
 from .game_view import GameViews
-from .observation import PRIVILEGED_SPEC, SPEC, encode_privileged
+from .observation import PRIVILEGED_SPEC, SPEC, ObservationSpec, check_obs_dtype, encode_privileged
 from .reference import ReferenceGame
 from .render import render_text
 from .rewards import check_reward_mode, rewards_for
@@ -100,6 +106,13 @@ def _rules(rules: Union[RulesConfig, str, None], overrides: dict) -> RulesConfig
     return rules.replace(**overrides) if overrides else rules
 
 
+def _box(spec: ObservationSpec, dtype: np.dtype) -> spaces.Box:
+    """The space of ``spec``'s views in ``dtype``: raw up to ``spec.high``, or scaled to [0, 1]."""
+    if dtype == spec.dtype:
+        return spaces.Box(low=0, high=spec.high, shape=spec.shape, dtype=spec.dtype)
+    return spaces.Box(low=0.0, high=1.0, shape=spec.shape, dtype=dtype)
+
+
 def _is_seat(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
         and 0 <= value < NUM_SEATS
@@ -117,10 +130,11 @@ class raw_env(AECEnv):
 
     def __init__(self, rules: Union[RulesConfig, str, None] = None, reward: str = "payoff",
                  render_mode: Optional[str] = None, render_view: Union[str, int] = "omniscient",
-                 lang: str = "it", **rule_overrides):
+                 lang: str = "it", obs_dtype: str = "uint8", **rule_overrides):
         super().__init__()
         self.rules = _rules(rules, rule_overrides)
         self.reward_mode = check_reward_mode(reward)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
                              f"got {render_mode!r}")
@@ -135,13 +149,12 @@ class raw_env(AECEnv):
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         # One space object for every agent, as PettingZoo expects.
         self._observation_space = spaces.Dict({
-            "observation": spaces.Box(low=0, high=SPEC.high, shape=SPEC.shape, dtype=SPEC.dtype),
+            "observation": _box(SPEC, self.obs_dtype),
             "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
-        self.state_space = spaces.Box(low=0, high=PRIVILEGED_SPEC.high, shape=PRIVILEGED_SPEC.shape,
-                                      dtype=PRIVILEGED_SPEC.dtype)
+        self.state_space = _box(PRIVILEGED_SPEC, self.obs_dtype)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._rng = np.random.default_rng()
         self.game: Optional[ReferenceGame] = None
@@ -207,11 +220,12 @@ class raw_env(AECEnv):
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             if agent == self.agent_selection and not self.game.terminated:
                 mask[self._legal_actions()] = 1
-            self._observed[agent] = {"observation": self._views.observe(self._seat[agent]), "action_mask": mask}
+            view = SPEC.in_dtype(self._views.observe(self._seat[agent]), self.obs_dtype)
+            self._observed[agent] = {"observation": view, "action_mask": mask}
         return self._observed[agent]
 
     def state(self) -> np.ndarray:
-        """``(PRIVILEGED_SPEC.size,)`` uint8, a new array: every hand and the partner, relative
+        """``(PRIVILEGED_SPEC.size,)`` uint8 (or float32, as ``obs_dtype``), a new array: every hand and the partner, relative
         to the seat to act (seat 0 once the hand is over). For centralized critics only."""
         self._check_hand("state", needs_agents=False)
         game = self.game
@@ -223,7 +237,8 @@ class raw_env(AECEnv):
         for seat, hand in enumerate(game.hands):
             holder[0, list(hand)] = seat
         self._engine_game.hidden = Hidden(hand_bits(holder), np.array([game.partner], dtype=np.int8))
-        return encode_privileged(self._engine_game, np.array([max(game.current_player, 0)]))[0]
+        view = encode_privileged(self._engine_game, np.array([max(game.current_player, 0)]))[0]
+        return PRIVILEGED_SPEC.in_dtype(view, self.obs_dtype)
 
     def _legal_actions(self) -> list[int]:
         if self._legal is None:
