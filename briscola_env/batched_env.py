@@ -16,7 +16,8 @@ final observation to bootstrap from.
 
 Observations are :mod:`briscola_env.observation` views (``uint8``, one
 contiguous ``(N, SPEC.size)`` array, ``torch.from_numpy`` takes it without a
-copy). Their record sections are kept per seat and brought up to date one
+copy; with ``obs_dtype="float32"``, scaled to [0, 1] by ``SPEC.scaled``, for
+models that take floats only, at four times the bytes). Their record sections are kept per seat and brought up to date one
 action at a time, instead of being rebuilt from the whole history each step.
 """
 
@@ -33,7 +34,8 @@ from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine import MAX_SEED
 from .engine.deal import int_array
 from .engine.state import _LAYOUT, AUCTION, PLAY, _arrays, _from_arrays
-from .observation import _RELATIVE, NUM_BIDS, RECORDS, SPEC, encode_privileged, encode_state_of_play
+from .observation import (_RELATIVE, NUM_BIDS, PRIVILEGED_SPEC, RECORDS, SPEC, check_obs_dtype, encode_privileged,
+                          encode_state_of_play)
 from .rewards import check_reward_mode, hand_rewards
 from .rules import RulesConfig
 
@@ -61,7 +63,7 @@ _PASSER_AT = _VIEWER_START + _RELATIVE.T * (NUM_BIDS + 1)
 class BatchStep:
     """What :meth:`BatchedEnv.reset` and :meth:`BatchedEnv.step` return."""
 
-    obs: np.ndarray  # (N, SPEC.size) uint8, the view of the seat to act in each game
+    obs: np.ndarray  # (N, SPEC.size) uint8 (or float32, as obs_dtype), the view of the seat to act in each game
     mask: np.ndarray  # (N, 151) bool, its legal actions
     seat: np.ndarray  # (N,) int64, the seat to act
     rewards: np.ndarray  # (N, 5) float32, for all seats, on the step a game ends (else 0)
@@ -105,16 +107,20 @@ class BatchedEnv:
 
     With ``auto_reset=False`` (evaluation: a fixed set of games) a finished game
     stays finished: later actions for it are ignored, its mask is all False and
-    its observation is seat 0's final view."""
+    its observation is seat 0's final view.
+
+    ``obs_dtype``: ``"uint8"`` (the raw views) or ``"float32"`` (scaled to [0, 1]), for
+    ``obs`` and :meth:`privileged`."""
 
     def __init__(self, num_envs: int, rules: Optional[RulesConfig] = None, seed: int = 0,
-                 reward: str = "payoff", auto_reset: bool = True):
+                 reward: str = "payoff", auto_reset: bool = True, obs_dtype: str = "uint8"):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int; got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.rules = rules if rules is not None else RulesConfig()
         self.reward = check_reward_mode(reward)
         self.auto_reset = bool(auto_reset)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
         self.observation_spec = SPEC
         self.num_actions = NUM_ACTIONS
         self._seed = _checked_seed(seed)
@@ -196,10 +202,11 @@ class BatchedEnv:
         return self._output(np.zeros((n, NUM_SEATS), np.float32), np.zeros(n, bool), self._outcome(nothing))
 
     def privileged(self) -> np.ndarray:
-        """``(N, PRIVILEGED_SPEC.size)`` uint8: every hand and the partner, from the seat
+        """``(N, PRIVILEGED_SPEC.size)`` uint8 (or float32, as ``obs_dtype``): every hand and the partner, from the seat
         to act (seat 0 in a finished game, as for ``obs``). For centralized critics and probes
         only: an acting policy must not see it."""
-        return encode_privileged(self.state, np.maximum(self.state.current_player, 0).astype(np.int64))
+        view = encode_privileged(self.state, np.maximum(self.state.current_player, 0).astype(np.int64))
+        return PRIVILEGED_SPEC.in_dtype(view, self.obs_dtype)
 
     def records_of(self, seat: int) -> np.ndarray:
         """``(N, RECORDS size)`` uint8: the :data:`RECORDS` sections of ``seat``'s view in every game."""
@@ -234,7 +241,7 @@ class BatchedEnv:
             np.arange(self.num_envs) * NUM_SEATS + seat]
         obs[:, SHARED_RECORDS] = self._shared_records
         info["deal_seed"] = self.deal_seeds.copy()
-        return BatchStep(obs, state.legal_action_mask, seat, rewards, done, info)
+        return BatchStep(SPEC.in_dtype(obs, self.obs_dtype), state.legal_action_mask, seat, rewards, done, info)
 
     def _outcome(self, ended: np.ndarray) -> dict:
         state, n = self.state, self.num_envs
