@@ -39,15 +39,19 @@ agent; only the learner's seats produce training data.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import copy
 import dataclasses
 import fcntl
+import inspect
+import json
 import math
 import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from dataclasses import dataclass, field, fields
@@ -95,18 +99,25 @@ class Config:
     hidden_sizes: list = field(default_factory=lambda: [256, 256])
     """Widths of the network's hidden layers."""
     learning_rate: float = 3e-4
+    """Adam's step size (annealed by anneal_lr)."""
     anneal_lr: bool = True
     """Anneal the learning rate linearly to 0."""
     gamma: float = 1.0
     """Discount: a hand is short and only its end pays."""
     gae_lambda: float = 0.95
+    """GAE's lambda: 1 is the Monte Carlo return, 0 the one-step TD error."""
     update_epochs: int = 4
+    """Passes over each rollout's finished decisions per update."""
     num_minibatches: int = 8
+    """Minibatches per epoch (fewer if there are fewer decisions)."""
     clip_coef: float = 0.2
+    """PPO's clipping of the probability ratio to [1 - clip_coef, 1 + clip_coef] (and of the value, with clip_vloss)."""
     clip_vloss: bool = True
     """Clip the value loss as PPO does the policy's."""
     norm_adv: bool = True
+    """Normalise the advantages within each minibatch."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus over the legal actions."""
     demo_coef: float = 1.0
     """Weight of a behaviour-cloning loss pulling the learner's decisions in demo_phases towards
     the heuristic agent's, annealed linearly to 0 by demo_until (0 turns it off): a warm start,
@@ -118,7 +129,9 @@ class Config:
     demo_phases: list = field(default_factory=lambda: ["auction", "call", "play"])
     """Phases demonstrated: any of auction, call, play."""
     vf_coef: float = 0.5
+    """Weight of the value loss."""
     max_grad_norm: float = 0.5
+    """Gradients are clipped to this global norm."""
     belief_coef: float = 0.0
     """Weight of an auxiliary head predicting the partner's seat from the acting player's view,
     supervised from the privileged view, on card-play decisions before the reveal (0: no head)."""
@@ -137,7 +150,9 @@ class Config:
     eval_every: int = 25
     """Updates between small duplicate evaluations against random and heuristic."""
     eval_deals: int = 100
+    """Deals of each evaluation (every eval_every updates) against random and heuristic."""
     final_eval_deals: int = 500
+    """Deals of the final evaluation against random and heuristic (its table is in summary.md)."""
     record_games: bool = False
     """Write the final evaluation's games to games.jsonl in the run folder (briscola replay reads it)."""
     checkpoint_every: int = 25
@@ -147,6 +162,7 @@ class Config:
     torch_threads: int = 0
     """Threads for PyTorch on CPU (0: its default)."""
     run_dir: str = "runs"
+    """Folder holding the run folders."""
     stop_after: int = 0
     """Stop, with a checkpoint, after this many updates in this process (0: run to the end);
     --resume continues the same run exactly."""
@@ -965,11 +981,40 @@ def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
     return edges_table(results)
 
 
+def config_docs() -> dict[str, str]:
+    """Each documented field of :class:`Config` by name: its docstring (the string literal after it), on one line."""
+    statements = ast.parse(textwrap.dedent(inspect.getsource(Config))).body[0].body
+    return {field_.target.id: " ".join(doc.value.value.split())
+            for field_, doc in zip(statements, statements[1:])
+            if isinstance(field_, ast.AnnAssign) and isinstance(doc, ast.Expr)
+            and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)}
+
+
+def config_help() -> str:
+    """Every config key with its type, default, range and docstring, read from :class:`Config` itself."""
+    docs, defaults = config_docs(), dataclasses.asdict(Config())
+    lines = ["config keys, as key=VALUE after the options or in the --config file (VALUE is YAML); the defaults",
+             "are Config's, which configs/default.yaml (read when --config is not given) partly overrides:"]
+    for field_ in fields(Config):  # the type is its annotation's text (annotations are postponed here)
+        key = field_.name
+        notes = [field_.type, f"default {json.dumps(defaults[key])}"]
+        if key in BOUNDS:
+            notes.append(str(BOUNDS[key]))
+        if key in RESUME_OVERRIDES:
+            notes.append("--resume may override")
+        lines.append(f"  {key}=VALUE  ({', '.join(notes)})")
+        lines += textwrap.wrap(docs.get(key, ""), width=96, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=(
-        "A new run's folder must not hold a run already (overwrite=true replaces it). --resume may "
-        f"override only {', '.join(RESUME_OVERRIDES)}. SIGINT (Ctrl-C) or SIGTERM stops at the end "
-        "of the current update, with a checkpoint; a second one stops at once."))
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(textwrap.wrap(
+            "A new run's folder must not hold a run already (overwrite=true replaces it). --resume may "
+            f"override only {', '.join(RESUME_OVERRIDES)}. SIGINT (Ctrl-C) or SIGTERM stops at the end "
+            "of the current update, with a checkpoint; a second one stops at once.", width=100))
+        + "\n\n" + config_help())
     parser.add_argument("--config", default=None, help="YAML file of config values (default: configs/default.yaml)")
     parser.add_argument("--resume", type=Path, default=None, help="a run folder to continue")
     parser.add_argument("overrides", nargs="*", help="key=value config overrides")
