@@ -45,6 +45,7 @@ import copy
 import dataclasses
 import fcntl
 import inspect
+import itertools
 import json
 import math
 import shutil
@@ -985,7 +986,7 @@ def config_docs() -> dict[str, str]:
     """Each documented field of :class:`Config` by name: its docstring (the string literal after it), on one line."""
     statements = ast.parse(textwrap.dedent(inspect.getsource(Config))).body[0].body
     return {field_.target.id: " ".join(doc.value.value.split())
-            for field_, doc in zip(statements, statements[1:])
+            for field_, doc in itertools.pairwise(statements)
             if isinstance(field_, ast.AnnAssign) and isinstance(doc, ast.Expr)
             and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)}
 
