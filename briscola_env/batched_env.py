@@ -17,8 +17,9 @@ final observation to bootstrap from.
 Observations are :mod:`briscola_env.observation` views (``uint8``, one
 contiguous ``(N, SPEC.size)`` array, ``torch.from_numpy`` takes it without a
 copy; with ``obs_dtype="float32"``, scaled to [0, 1] by ``SPEC.scaled``, for
-models that take floats only, at four times the bytes). Their record sections are kept per seat and brought up to date one
-action at a time, instead of being rebuilt from the whole history each step.
+models that take floats only, at four times the bytes). Their record sections
+are kept per seat and brought up to date one action at a time, instead of
+being rebuilt from the whole history each step.
 """
 
 from __future__ import annotations

@@ -225,8 +225,9 @@ class raw_env(AECEnv):
         return self._observed[agent]
 
     def state(self) -> np.ndarray:
-        """``(PRIVILEGED_SPEC.size,)`` uint8 (or float32, as ``obs_dtype``), a new array: every hand and the partner, relative
-        to the seat to act (seat 0 once the hand is over). For centralized critics only."""
+        """``(PRIVILEGED_SPEC.size,)`` uint8 (or float32, as ``obs_dtype``), a new array: every
+        hand and the partner, relative to the seat to act (seat 0 once the hand is over). For
+        centralized critics only."""
         self._check_hand("state", needs_agents=False)
         game = self.game
         if self._engine_game is None:
