@@ -34,7 +34,7 @@ from .actions import NUM_ACTIONS, PLAY_OFFSET
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine import MAX_SEED
 from .engine.deal import int_array
-from .engine.state import _LAYOUT, AUCTION, PLAY, _arrays, _from_arrays
+from .engine.state import _LAYOUT, AUCTION, DONE, PLAY, _arrays, _from_arrays
 from .observation import (_RELATIVE, NUM_BIDS, PRIVILEGED_SPEC, RECORDS, SPEC, check_obs_dtype, encode_privileged,
                           encode_state_of_play)
 from .rewards import check_reward_mode, hand_rewards
@@ -144,8 +144,9 @@ class BatchedEnv:
         return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
                             self._outcome(nothing))
 
-    def step(self, actions) -> BatchStep:
-        """One decision in every game; games that end are scored and re-dealt."""
+    def step(self, actions, active=None) -> BatchStep:
+        """One decision in every game (or in the games ``active``, ``(N,)`` bool, says: the
+        others stay as they are, whatever their action); games that end are scored and re-dealt."""
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         state = self.state
@@ -154,7 +155,9 @@ class BatchedEnv:
         standing = state.high_bid.astype(np.int64)
         trick = state.trick_index.astype(np.int64)
         finished_before = state.terminated.copy()
-        engine.step_inplace(state, actions)  # validates the actions (finished games' are ignored)
+        engine.step_inplace(state, actions, active)  # validates both (finished games' actions are ignored)
+        if active is not None:
+            phase[~np.asarray(active)] = DONE  # games that did not act add nothing to the records
         self._record(np.asarray(actions, dtype=np.int64), seat, phase, standing, trick)
 
         done = state.terminated & ~finished_before

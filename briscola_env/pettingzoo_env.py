@@ -83,7 +83,7 @@ from .observation import PRIVILEGED_SPEC, SPEC, ObservationSpec, check_obs_dtype
 from .reference import ReferenceGame
 from .render import render_text
 from .rewards import check_reward_mode, rewards_for
-from .rules import RulesConfig, preset
+from .rules import RulesConfig, resolve_rules
 
 ENV_ID = "briscola/BriscolaChiamata-v0"
 
@@ -96,17 +96,7 @@ def env(illegal_reward: float = -1.0, **kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-def _rules(rules: Union[RulesConfig, str, None], overrides: dict) -> RulesConfig:
-    if isinstance(rules, str):
-        return preset(rules, **overrides)
-    if rules is None:
-        return RulesConfig.from_dict(overrides)
-    if not isinstance(rules, RulesConfig):
-        raise ValueError(f"rules must be a RulesConfig, a preset name or None; got {type(rules).__name__}")
-    return rules.replace(**overrides) if overrides else rules
-
-
-def _box(spec: ObservationSpec, dtype: np.dtype) -> spaces.Box:
+def observation_box(spec: ObservationSpec, dtype: np.dtype) -> spaces.Box:
     """The space of ``spec``'s views in ``dtype``: raw up to ``spec.high``, or scaled to [0, 1]."""
     if dtype == spec.dtype:
         return spaces.Box(low=0, high=spec.high, shape=spec.shape, dtype=spec.dtype)
@@ -132,7 +122,7 @@ class raw_env(AECEnv):
                  render_mode: Optional[str] = None, render_view: Union[str, int] = "omniscient",
                  lang: str = "it", obs_dtype: str = "uint8", **rule_overrides):
         super().__init__()
-        self.rules = _rules(rules, rule_overrides)
+        self.rules = resolve_rules(rules, **rule_overrides)
         self.reward_mode = check_reward_mode(reward)
         self.obs_dtype = check_obs_dtype(obs_dtype)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -149,12 +139,12 @@ class raw_env(AECEnv):
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         # One space object for every agent, as PettingZoo expects.
         self._observation_space = spaces.Dict({
-            "observation": _box(SPEC, self.obs_dtype),
+            "observation": observation_box(SPEC, self.obs_dtype),
             "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
-        self.state_space = _box(PRIVILEGED_SPEC, self.obs_dtype)
+        self.state_space = observation_box(PRIVILEGED_SPEC, self.obs_dtype)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._rng = np.random.default_rng()
         self.game: Optional[ReferenceGame] = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -240,3 +240,15 @@ def preset(name: str, **overrides) -> RulesConfig:
     if name not in PRESETS:
         raise ValueError(f"unknown rules preset {name!r}; presets: {', '.join(PRESETS)}")
     return RulesConfig.from_dict({**PRESETS[name], **overrides})
+
+
+def resolve_rules(rules: Union[RulesConfig, str, None] = None, **overrides) -> RulesConfig:
+    """The rules an environment's ``rules=`` argument names: a :class:`RulesConfig`, a preset name or
+    None (the standard rules), with ``overrides`` (field=value) applied; a ValueError otherwise."""
+    if isinstance(rules, str):
+        return preset(rules, **overrides)
+    if rules is None:
+        return RulesConfig.from_dict(overrides)
+    if not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig, a preset name or None; got {type(rules).__name__}")
+    return rules.replace(**overrides) if overrides else rules

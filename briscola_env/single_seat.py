@@ -40,11 +40,13 @@ from typing import Any, Callable, Optional, Sequence, Union
 import gymnasium
 import numpy as np
 
+from .actions import NUM_ACTIONS
+from .batched_env import BatchedEnv
 from .cards import NUM_SEATS
 from .engine import MAX_SEED
-from .observation import SPEC
-from .pettingzoo_env import raw_env
-from .rules import RulesConfig
+from .observation import SPEC, check_obs_dtype
+from .pettingzoo_env import observation_box, raw_env
+from .rules import RulesConfig, resolve_rules
 
 NUM_OPPONENTS = NUM_SEATS - 1
 
@@ -73,6 +75,15 @@ def _opponent_specs(opponents: Union[str, Sequence[str]]) -> list[str]:
     return list(specs)
 
 
+def _checked_seat(seat) -> Optional[int]:
+    """``seat`` as an int if it is a seat 0..4, None if None; else a ValueError."""
+    if seat is None:
+        return None
+    if not (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < NUM_SEATS):
+        raise ValueError(f"seat must be a seat 0..{NUM_SEATS - 1} or None (drawn for every hand); got {seat!r}")
+    return int(seat)
+
+
 class SingleSeatEnv(gymnasium.Env):
     """One seat of a hand against four agents (see the module docstring)."""
 
@@ -85,9 +96,7 @@ class SingleSeatEnv(gymnasium.Env):
         from agents import AECPolicy, make_agent
 
         specs = _opponent_specs(opponents)
-        if seat is not None and not (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_))
-                                     and 0 <= seat < NUM_SEATS):
-            raise ValueError(f"seat must be a seat 0..{NUM_SEATS - 1} or None (drawn at every reset); got {seat!r}")
+        self.fixed_seat = _checked_seat(seat)
         if illegal_reward is not None and not (isinstance(illegal_reward, (int, float, np.integer, np.floating))
                                                and not isinstance(illegal_reward, (bool, np.bool_))
                                                and np.isfinite(illegal_reward)):
@@ -96,12 +105,10 @@ class SingleSeatEnv(gymnasium.Env):
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         # The table itself always deals uint8 views: the opponents' agents read raw counts.
         self._table = raw_env(rules=rules, reward=reward, **rule_overrides)
-        learner_view = raw_env(obs_dtype=obs_dtype)  # checks obs_dtype; its space is the learner's
-        self.obs_dtype = learner_view.obs_dtype
-        self.observation_space = learner_view.observation_space("player_0")["observation"]
+        self.obs_dtype = check_obs_dtype(obs_dtype)
+        self.observation_space = observation_box(SPEC, self.obs_dtype)
         self.action_space = LegalActions(self._table.action_space("player_0").n, self.action_masks)
         self.rules = self._table.rules
-        self.fixed_seat = None if seat is None else int(seat)
         self._opponents = [AECPolicy(make_agent(spec, rules=self.rules)) for spec in specs]
         self.seat: Optional[int] = None  # the learner's seat in the current hand
         self._done = True
@@ -161,3 +168,147 @@ class SingleSeatEnv(gymnasium.Env):
         view = SPEC.in_dtype(table.observe(self._learner)["observation"], self.obs_dtype)
         info = {**table.infos[self._learner], "seat": self.seat, "action_mask": self.action_masks()}
         return view, info
+
+
+class LegalActionBatch(gymnasium.spaces.MultiDiscrete):
+    """``MultiDiscrete([151] * N)`` whose unmasked ``sample()`` draws, in every game, one of the
+    actions ``legal_mask()`` (``(N, 151)`` bool) allows now; an explicit mask is used as given."""
+
+    def __init__(self, num_envs: int, legal_mask: Callable[[], np.ndarray]):
+        super().__init__(np.full(num_envs, NUM_ACTIONS))
+        self.legal_mask = legal_mask
+
+    def sample(self, mask=None, **kwargs):
+        if mask is not None or kwargs:
+            return super().sample(mask, **kwargs)
+        legal = self.legal_mask()
+        return np.argmax(np.where(legal, self.np_random.random(legal.shape), -1.0), axis=1).astype(self.dtype)
+
+
+_AutoresetMode = getattr(gymnasium.vector, "AutoresetMode", None)  # Gymnasium 1.1 and later name the modes
+
+
+class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` hands of :class:`SingleSeatEnv` at once, over the batched engine.
+
+    Every ``step`` takes one learner action per game (``(N,)`` ints) and returns when the learner
+    is to act again in every game; the opponents act batched in between, each agent for all the
+    games where it holds the seat to act. The spaces, rewards and options are those of
+    :class:`SingleSeatEnv`, batched; the learner's seat is fixed or drawn for every hand.
+
+    **Auto-reset in the same step** (Gymnasium's ``AutoresetMode.SAME_STEP``): a game that ends
+    returns its reward with ``terminated`` True and has already been re-dealt, so its observation
+    and mask are the next hand's first decision. Hands only end by the game's end (``truncated``
+    is always False, and the learner acts on nothing after the last card), so no final observation
+    is needed to bootstrap; the ended hand's outcome is in ``infos["final_info"]`` (each array
+    masked by ``infos["_final_info"]``).
+
+    ``infos``: ``action_mask`` ``(N, 151)`` bool (also :meth:`action_masks`), ``seat`` and
+    ``deal_seed`` of the hand now in play, each with Gymnasium's ``_key`` mask (all True).
+    An illegal action in any game is a ``ValueError`` naming it and the legal ones, before any
+    game changes. ``reset(seed=...)`` seeds the deals, the seats and the opponents' generators.
+    """
+
+    metadata = {"autoreset_mode": _AutoresetMode.SAME_STEP} if _AutoresetMode else {}
+
+    def __init__(self, num_envs: int = 1024, opponents: Union[str, Sequence[str]] = "heuristic",
+                 seat: Optional[int] = None, rules: Union[RulesConfig, str, None] = None, reward: str = "payoff",
+                 obs_dtype: str = "uint8", **rule_overrides):
+        from agents import make_agent  # as in SingleSeatEnv: agents imports briscola_env
+
+        specs = _opponent_specs(opponents)
+        self.fixed_seat = _checked_seat(seat)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
+        self.rules = resolve_rules(rules, **rule_overrides)
+        # The table deals raw uint8 views, which the opponents' agents read.
+        self._table = BatchedEnv(num_envs, self.rules, reward=reward)  # checks num_envs and reward
+        self.num_envs = self._table.num_envs
+        self.single_observation_space = observation_box(SPEC, self.obs_dtype)
+        self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = LegalActionBatch(self.num_envs, self.action_masks)
+        self._opponents = [make_agent(spec, rules=self.rules) for spec in specs]
+        self.seat: Optional[np.ndarray] = None  # (N,) the learner's seat in each game's current hand
+        self._out = None  # the table's last BatchStep: every game at the learner's turn
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None):
+        if options:
+            raise ValueError(f"SingleSeatVectorEnv.reset takes no options; got {options!r}")
+        super().reset(seed=seed)  # seeds self.np_random, which draws everything below
+        table_seed, *agent_seeds = self.np_random.integers(0, MAX_SEED, 1 + NUM_OPPONENTS).tolist()
+        out = self._table.reset(seed=table_seed)
+        for agent, agent_seed in zip(self._opponents, agent_seeds):
+            agent.reset(agent_seed)
+        self.seat = self._draw_seats(self.num_envs)
+        rewards, terminated, final_info = self._empty_results()
+        self._play_opponents(out, rewards, terminated, final_info)
+        return self._learner_view(), self._infos(terminated, final_info)
+
+    def step(self, actions):
+        if self._out is None:
+            raise RuntimeError("step() before reset(); call reset() first")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {self.num_envs} ints, one per game; got shape {actions.shape}, "
+                             f"dtype {actions.dtype}")
+        rewards, terminated, final_info = self._empty_results()
+        out = self._table.step(actions)  # every game is at the learner's turn; checks them all first
+        self._play_opponents(out, rewards, terminated, final_info)
+        return self._learner_view(), rewards, terminated, np.zeros(self.num_envs, bool), \
+            self._infos(terminated, final_info)
+
+    def action_masks(self) -> np.ndarray:
+        """``(N, 151)`` bool: the learner's legal actions in every game."""
+        if self._out is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._out.mask
+
+    # --- internals -------------------------------------------------------------------
+
+    def _draw_seats(self, count: int) -> np.ndarray:
+        if self.fixed_seat is not None:
+            return np.full(count, self.fixed_seat, dtype=np.int64)
+        return self.np_random.integers(0, NUM_SEATS, count)
+
+    def _empty_results(self):
+        final_info = {"seat": np.full(self.num_envs, -1, dtype=np.int64)}
+        return np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, bool), final_info
+
+    def _play_opponents(self, out, rewards, terminated, final_info) -> None:
+        """From the table's step ``out``, lets the opponents act until the learner is to act in
+        every game, scoring the hands that end on the way (into ``rewards``, ``terminated`` and
+        ``final_info``) and drawing the learner's seat of each new hand."""
+        while True:
+            ended = np.flatnonzero(out.done)
+            if ended.size:  # at most once per game and step: the learner acts at least once in every hand
+                rewards[ended] = out.rewards[ended, self.seat[ended]]
+                terminated[ended] = True
+                final_info["seat"][ended] = self.seat[ended]
+                for key, values in out.info.items():
+                    if key not in ("ended", "deal_seed"):  # deal_seed is the new hand's; ended_deal_seed the ended's
+                        name = "deal_seed" if key == "ended_deal_seed" else key
+                        final_info.setdefault(name, np.zeros_like(values))[ended] = values[ended]
+                self.seat[ended] = self._draw_seats(ended.size)
+            waiting = out.seat != self.seat
+            if not waiting.any():
+                break
+            position = (out.seat - self.seat - 1) % NUM_SEATS  # opponents[0] acts right after the learner
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for k, agent in enumerate(self._opponents):
+                games = np.flatnonzero(waiting & (position == k))
+                if games.size:
+                    actions[games] = agent.act(out.obs[games], out.mask[games])
+            out = self._table.step(actions, active=waiting)
+        self._out = out
+
+    def _learner_view(self) -> np.ndarray:
+        return SPEC.in_dtype(self._out.obs, self.obs_dtype)
+
+    def _infos(self, terminated: np.ndarray, final_info: dict) -> dict:
+        everywhere = np.ones(self.num_envs, bool)
+        infos = {"action_mask": self._out.mask, "seat": self.seat.copy(), "deal_seed": self._out.info["deal_seed"]}
+        infos.update({f"_{key}": everywhere for key in list(infos)})
+        if terminated.any():
+            final_info = {**final_info, **{f"_{key}": terminated for key in final_info}}
+            infos.update(final_info=final_info, _final_info=terminated)
+        return infos

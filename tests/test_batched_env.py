@@ -22,19 +22,33 @@ def play(env: BatchedEnv, steps: int, seed: int = 0, check=None):
     return out
 
 
+def views_are_full_encodings(env: BatchedEnv, out, actions=None) -> None:
+    """The views and every seat's records, kept up to date an action at a time, equal a full encoding."""
+    assert np.array_equal(out.obs, encode(env.state, out.seat))
+    for seat in range(NUM_SEATS):
+        full = np.empty((env.num_envs, RECORDS.stop - RECORDS.start), dtype=np.uint8)
+        encode_records(env.state, np.full(env.num_envs, seat), full)
+        assert np.array_equal(env.records_of(seat), full), f"records of seat {seat}"
+
+
 @pytest.mark.parametrize("rules", [RulesConfig(), preset("points_only"), preset("follow_suit_endgame")],
                          ids=["standard", "points_only", "follow_suit_endgame"])
 def test_observations_equal_a_full_encoding_for_every_seat(rules):
-    env = BatchedEnv(96, rules, seed=3)
+    play(BatchedEnv(96, rules, seed=3), 250, check=views_are_full_encodings)
 
-    def check(env, out, actions):
-        assert np.array_equal(out.obs, encode(env.state, out.seat))
-        for seat in range(NUM_SEATS):
-            full = np.empty((env.num_envs, RECORDS.stop - RECORDS.start), dtype=np.uint8)
-            encode_records(env.state, np.full(env.num_envs, seat), full)
-            assert np.array_equal(env.records_of(seat), full), f"records of seat {seat}"
 
-    play(env, 250, check=check)
+def test_stepping_some_games_leaves_the_others_and_their_records_as_they_were():
+    env = BatchedEnv(64, seed=8)
+    rng = np.random.default_rng(1)
+    out = env.reset()
+
+    for _ in range(200):
+        active = rng.random(env.num_envs) < 0.5
+        before = out.obs.copy()
+        actions = random_actions(out.mask, rng, pass_prob=0.5)
+        out = env.step(actions, active=active)
+        views_are_full_encodings(env, out)
+        assert np.array_equal(out.obs[~active], before[~active])
 
 
 def test_outputs_are_the_seat_to_act_and_its_legal_actions():
