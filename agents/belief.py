@@ -28,7 +28,7 @@ from torch import nn
 
 from briscola_env import BatchedEnv, RulesConfig
 from briscola_env.cards import NUM_SEATS
-from briscola_env.engine import PLAY
+from briscola_env.engine import WITHOUT_SOLO, Phase, seat_roles
 from briscola_env.files import replace_atomically
 from briscola_env.observation import PRIVILEGED_SPEC, SPEC
 
@@ -37,8 +37,6 @@ from .ppo import (CHECKPOINT_KINDS, checkpoint_kind, layout_signature, load_weig
                   refuse_non_finite_outputs, view_layers)
 
 BELIEF_FORMAT = 1
-CALLER, PARTNER, DEFENDER = 0, 1, 2  # roles of a viewer
-ROLE_NAMES = ("caller", "partner", "defender")
 
 
 class BeliefNet(nn.Module):
@@ -64,7 +62,7 @@ class Views:
     obs: np.ndarray  # (n, SPEC.size) uint8, the view
     partner: np.ndarray  # (n,) int64, the partner's relative seat (the caller's when solo): the target
     trick: np.ndarray  # (n,) int64, trick 0..7 of the decision
-    role: np.ndarray  # (n,) int64, CALLER / PARTNER / DEFENDER of the viewer
+    role: np.ndarray  # (n,) int64, Role.CALLER / PARTNER / DEFENDER of the viewer (a solo's as a caller's, WITHOUT_SOLO)
     revealed: np.ndarray  # (n,) bool, the called card had been played (the partner is public)
     game: np.ndarray  # (n,) int64, game index
     deal_seeds: np.ndarray  # (games,) int64, the deal seed of each game
@@ -91,13 +89,12 @@ def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: 
 
     def observe(env: BatchedEnv, out) -> None:
         state = env.state
-        g = np.flatnonzero((state.phase == PLAY) & ~state.terminated)
+        g = np.flatnonzero((state.phase == Phase.PLAY) & ~state.terminated)
         if not g.size:
             return
         seat = state.current_player[g].astype(np.int64)
         partner = PRIVILEGED_SPEC.view(env.privileged()[g], "partner").argmax(axis=1)
-        role = np.where(seat == state.caller[g], CALLER,
-                        np.where(seat == state.hidden.partner[g], PARTNER, DEFENDER))
+        role = WITHOUT_SOLO[seat_roles(state.caller[g], state.hidden.partner[g])[np.arange(g.size), seat]]
         revealed = SPEC.view(out.obs[g], "partner_revealed")[:, 0] == 1
         kept.append((out.obs[g], partner, state.trick_index[g].astype(np.int64), role, revealed, g))
 

@@ -46,6 +46,7 @@ import numpy as np
 
 from briscola_env.actions import CALL_OFFSET, MAX_POINTS, MIN_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET
 from briscola_env.cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS, card_tables
+from briscola_env.engine import Phase
 from briscola_env.engine.tables import rule_tables
 from briscola_env.observation import SPEC
 from briscola_env.rules import RulesConfig
@@ -112,7 +113,7 @@ class HeuristicAgent(Agent):
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         phase = SPEC.view(obs, "phase").argmax(axis=1)
         actions = np.full(len(obs), -1, dtype=np.int64)
-        for p, decide in ((0, self._bid), (1, self._call), (2, self._play)):
+        for p, decide in ((Phase.AUCTION, self._bid), (Phase.CALL, self._call), (Phase.PLAY, self._play)):
             rows = np.flatnonzero(phase == p)
             if rows.size == len(obs):
                 actions[:] = decide(obs, mask)  # no copy when every game is in the same phase

@@ -34,13 +34,12 @@ import numpy as np
 from briscola_env import engine
 from briscola_env.actions import NUM_ACTIONS, PASS, RANK_BID_OFFSET
 from briscola_env.cards import NUM_CARDS
+from briscola_env.engine import Phase
 from briscola_env.observation import SPEC, encode, encode_state_of_play
 from briscola_env.rules import RulesConfig
 from briscola_env.worlds import decode, replay, sample_deals, world_states
 
 from .base import Agent, check_number
-
-_AUCTION = 0  # phase index in the view
 
 
 class PIMCAgent(Agent):
@@ -91,7 +90,7 @@ class PIMCAgent(Agent):
     def candidates(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(n, 151)`` bool: the actions searched (see the module docstring)."""
         candidates = mask.copy()
-        bidding = np.flatnonzero(SPEC.view(obs, "phase")[:, _AUCTION] == 1)
+        bidding = np.flatnonzero(SPEC.view(obs, "phase")[:, Phase.AUCTION] == 1)
         bids = candidates[bidding, RANK_BID_OFFSET:]  # ids ascending: the cheapest bids first
         cheapest = np.cumsum(bids, axis=1) <= self.bids
         candidates[bidding, RANK_BID_OFFSET:] = bids & cheapest

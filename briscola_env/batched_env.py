@@ -34,7 +34,8 @@ from .actions import NUM_ACTIONS, PLAY_OFFSET
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine import MAX_SEED
 from .engine.deal import int_array
-from .engine.state import _LAYOUT, AUCTION, DONE, PLAY, _arrays, _from_arrays
+from .engine.codes import Phase
+from .engine.state import _LAYOUT, _arrays, _from_arrays
 from .observation import (_RELATIVE, NUM_BIDS, PRIVILEGED_SPEC, RECORDS, SPEC, check_obs_dtype, encode_privileged,
                           encode_state_of_play)
 from .rewards import check_reward_mode, hand_rewards
@@ -157,7 +158,7 @@ class BatchedEnv:
         finished_before = state.terminated.copy()
         engine.step_inplace(state, actions, active)  # validates both (finished games' actions are ignored)
         if active is not None:
-            phase[~np.asarray(active)] = DONE  # games that did not act add nothing to the records
+            phase[~np.asarray(active)] = Phase.DONE  # games that did not act add nothing to the records
         self._record(np.asarray(actions, dtype=np.int64), seat, phase, standing, trick)
 
         done = state.terminated & ~finished_before
@@ -275,12 +276,12 @@ class BatchedEnv:
         # Games that acted in the auction or in play (finished ones are in neither; calls are
         # no record). Each entry is written at (the game's record + the entry's place in a
         # seat's record, from the action) + (each viewer's record + the actor's column there).
-        in_auction = phase == AUCTION
+        in_auction = phase == Phase.AUCTION
         g = np.flatnonzero(in_auction & (actions > 0))
         flat[(g * game_width + _BIDS + (actions[g] - 1) * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
         g = np.flatnonzero(in_auction & (actions == 0))
         flat[(g * game_width + _PASSES + standing[g])[:, None] + _PASSER_AT[seat[g] + 1]] = 1
-        g = np.flatnonzero(phase == PLAY)
+        g = np.flatnonzero(phase == Phase.PLAY)
         card = actions[g] - PLAY_OFFSET
         flat[(g * game_width + _PLAYED_BY + card * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
         self._shared_records.reshape(-1)[g * NUM_CARDS * NUM_TRICKS + card * NUM_TRICKS + trick[g]] = 1

@@ -15,10 +15,10 @@ import numpy as np
 
 from .actions import PASS, PLAY_OFFSET
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
+from .engine.codes import Phase
 from .observation import NUM_BIDS, RECORDS, SPEC
 from .reference import ReferenceGame
 
-_PHASES = {"auction": 0, "call": 1, "play": 2, "done": 3}
 _START = {name: section.start for name, section in SPEC.sections.items()}
 
 
@@ -37,11 +37,11 @@ class GameViews:
         views = self._views
         for viewer in range(NUM_SEATS):
             r = (seat - viewer) % NUM_SEATS
-            if phase == "auction" and action == PASS:
+            if phase == Phase.AUCTION and action == PASS:
                 views[viewer, _START["auction_passes"] + r * (NUM_BIDS + 1) + standing] = 1
-            elif phase == "auction":
+            elif phase == Phase.AUCTION:
                 views[viewer, _START["auction_bids"] + (action - 1) * NUM_SEATS + r] = 1
-            elif phase == "play":
+            elif phase == Phase.PLAY:
                 card = action - PLAY_OFFSET
                 views[viewer, _START["played_by"] + card * NUM_SEATS + r] = 1
                 views[viewer, _START["played_in_trick"] + card * NUM_TRICKS + trick] = 1
@@ -62,7 +62,7 @@ class GameViews:
         obs[list(mine)] = 1  # hand, at 0..39
         others = [c for s in range(NUM_SEATS) if s != seat for c in game.hands[s]]
         obs[[_START["unseen"] + c for c in others]] = 1
-        one("phase", _PHASES[game.phase])
+        one("phase", game.phase)
         one("dealer", rel(game.dealer))
         if game.current_player >= 0:
             one("to_act", rel(game.current_player))
@@ -74,12 +74,12 @@ class GameViews:
             one("called_card", game.called_card)
             one("trump", game.trump)
             obs[_START["i_hold_called"]] = game.called_card in mine
-        if game.phase == "play":
+        if game.phase == Phase.PLAY:
             trick = game.tricks[-1] if len(game.tricks) > len(game.trick_winners) else []
             for place, (_, card) in enumerate(trick):
                 one("current_trick", place * NUM_CARDS + card)
             one("trick_leader", rel(trick[0][0] if trick else game.current_player))
-        if game.phase in ("play", "done"):
+        if game.phase >= Phase.PLAY:
             one("trick_index", len(game.trick_winners))
         for r in range(NUM_SEATS):
             obs[_START["captured_points"] + r] = game.captured_points[(seat + r) % NUM_SEATS]

@@ -60,10 +60,10 @@ from .actions import CALL_OFFSET, NUM_ACTIONS
 from .cards import NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS
 from .engine import State
 from .engine.bits import CARD_BIT, to_bool
-from .engine.state import PLAY
+from .engine.codes import PHASE_NAMES, Phase
 
 NUM_BIDS = CALL_OFFSET - 1  # bid ids 1..70
-NUM_PHASES = 4
+NUM_PHASES = len(PHASE_NAMES)
 # The environments' obs_dtype choices: the raw views, or the views scaled to [0, 1]
 # (some libraries' default models take float inputs only).
 OBS_DTYPES = ("uint8", "float32")
@@ -296,7 +296,7 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
     one("trump", state.trump, known)
     out[:, SPEC["i_hold_called"].start] = known & ((my_hand & CARD_BIT[np.maximum(called, 0)]) != 0)
 
-    in_play = state.phase == PLAY
+    in_play = state.phase == Phase.PLAY
     trick = state.trick_index.astype(np.int64)
     at_trick = games * NUM_TRICKS + np.minimum(trick, NUM_TRICKS - 1)  # flat index of the current trick
     current = state.trick_cards.reshape(-1)[at_trick[:, None] * NUM_SEATS + np.arange(NUM_SEATS - 1)]
@@ -304,7 +304,7 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
     flat[row[:, None] + SPEC.sections["current_trick"].start + np.arange(NUM_SEATS - 1) * NUM_CARDS
          + current * on_table] = on_table  # a place with no card writes a 0 over its own row
     one("trick_leader", _relative(state.trick_leaders.reshape(-1)[at_trick], me), in_play)
-    one("trick_index", trick, state.phase >= PLAY)
+    one("trick_index", trick, state.phase >= Phase.PLAY)
 
     around = games[:, None] * NUM_SEATS + _AROUND[me]  # flat index of each relative seat's entry
     out[:, SPEC["captured_points"]] = state.captured_points.reshape(-1)[around]

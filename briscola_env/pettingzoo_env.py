@@ -22,9 +22,9 @@ episode                      one hand: auction, call, eight tricks (a void hand 
                              the auction)
 infos                        a fresh dict per agent per step, never changed afterwards;
                              every value a number or a NumPy array, so that libraries
-                             can build specs from them. ``phase``: an int, the index
-                             in :data:`PHASE_NAMES` (0 auction, 1 call, 2 play,
-                             3 done). At the end also ``void`` (bool), ``caller``,
+                             can build specs from them. ``phase``: an int, a ``Phase``
+                             code, the index in :data:`PHASE_NAMES` (0 auction,
+                             1 call, 2 play, 3 done). At the end also ``void`` (bool), ``caller``,
                              ``partner``, ``team_points``, ``multiplier`` (ints),
                              ``made`` (bool) and ``payoffs`` (float64 array by seat);
                              a void hand has caller, partner and team points -1,
@@ -76,7 +76,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_text
 from .cards import NUM_CARDS, NUM_SEATS
-from .engine import DONE, MAX_SEED, PHASE_NAMES, Hidden, State, deal_from_seeds, hands_to_deal, init_from_deals
+from .engine import MAX_SEED, PHASE_NAMES, Hidden, Phase, State, deal_from_seeds, hands_to_deal, init_from_deals
 from .engine.deal import hand_bits
 from .game_view import GameViews
 from .observation import PRIVILEGED_SPEC, SPEC, ObservationSpec, check_obs_dtype, encode_privileged
@@ -247,7 +247,7 @@ class raw_env(AECEnv):
             legal = ", ".join(action_to_text(a, self.rules.ten_card) for a in self._legal_actions())
             what = (f"{action} ({action_to_text(action, self.rules.ten_card)!r})"
                     if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else repr(action))
-            raise ValueError(f"{agent}: illegal action {what} in phase {game.phase!r}; legal actions: {legal}")
+            raise ValueError(f"{agent}: illegal action {what} in phase {PHASE_NAMES[game.phase]!r}; legal actions: {legal}")
         self._views.step(int(action))
         self._observed.clear()
         self._legal = None
@@ -277,12 +277,12 @@ class raw_env(AECEnv):
             self.rewards[agent] = float(rewards[s])
             self.terminations[agent] = True
             # The array is copied per agent: a caller mutating one info must not change another's.
-            self.infos[agent] = {"phase": DONE, **outcome, "payoffs": payoffs.copy()}
+            self.infos[agent] = {"phase": Phase.DONE, **outcome, "payoffs": payoffs.copy()}
         self._accumulate_rewards()
 
     def _set_phase_infos(self) -> None:
         """New dicts, not updates of the old ones: an info a caller kept stays as it was."""
-        phase = PHASE_NAMES.index(self.game.phase)
+        phase = self.game.phase
         self.infos = {agent: {"phase": phase} for agent in self.agents}
 
     # --- display ---------------------------------------------------------------------

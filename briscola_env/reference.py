@@ -34,6 +34,7 @@ from .cards import (
     TOTAL_POINTS,
     card_id,
 )
+from .engine.codes import PHASE_NAMES, Phase
 from .rules import RulesConfig
 
 NUM_LEVELS = NUM_FACES  # rank levels 1 (strongest face) .. 10 (weakest)
@@ -82,7 +83,7 @@ class ReferenceGame:
         self._level_of_face = {face: k + 1 for k, face in enumerate(FACE_ORDER[rules.ten_card])}
         self._points_of_face = FACE_POINTS[rules.ten_card]
 
-        self.phase = "auction"
+        self.phase = Phase.AUCTION  # a Phase code
         self.current_player = (self.dealer + 1) % NUM_SEATS
         self.auction: list[tuple[int, int]] = []
         self.passed = [False] * NUM_SEATS
@@ -143,11 +144,11 @@ class ReferenceGame:
     # ------------------------------------------------------------ legal moves
 
     def legal_actions(self) -> list[int]:
-        if self.phase == "auction":
+        if self.phase == Phase.AUCTION:
             return self._legal_auction()
-        if self.phase == "call":
+        if self.phase == Phase.CALL:
             return self._legal_call()
-        if self.phase == "play":
+        if self.phase == Phase.PLAY:
             return self._legal_play()
         return []
 
@@ -220,12 +221,12 @@ class ReferenceGame:
                 name = "an action outside 0..150"
             legal_names = ", ".join(action_to_text(x, self.rules.ten_card) for x in legal) or "none"
             raise ValueError(
-                f"illegal action {a} ({name}) in phase {self.phase!r} for seat {self.current_player}; "
+                f"illegal action {a} ({name}) in phase {PHASE_NAMES[self.phase]!r} for seat {self.current_player}; "
                 f"legal: {legal_names} (ids {legal})"
             )
-        if self.phase == "auction":
+        if self.phase == Phase.AUCTION:
             self._step_auction(a)
-        elif self.phase == "call":
+        elif self.phase == Phase.CALL:
             self._step_call(a - CALL_OFFSET)
         else:
             self._step_play(a - PLAY_OFFSET)
@@ -246,7 +247,7 @@ class ReferenceGame:
             return
         if len(active) == 1 and active[0] == self.high_bidder:
             self.caller = self.high_bidder
-            self.phase = "call"
+            self.phase = Phase.CALL
             self.current_player = self.caller
             return
         # Next seat round the table that has not passed; it may be a last
@@ -260,7 +261,7 @@ class ReferenceGame:
         self.called_card = card
         self.trump = suit_of(card)
         self.partner = next(s for s in range(NUM_SEATS) if card in self.hands[s])
-        self.phase = "play"
+        self.phase = Phase.PLAY
         if self.rules.first_leader == "caller":
             self.current_player = self.caller
         else:
@@ -340,7 +341,7 @@ class ReferenceGame:
             self.payoffs[s] = float(sign * value * multiplier)
 
     def _finish(self) -> None:
-        self.phase = "done"
+        self.phase = Phase.DONE
         self.current_player = -1
         self.terminated = True
 

@@ -16,6 +16,7 @@ from typing import Optional
 
 from .actions import action_to_text
 from .cards import CARD_SUIT, NUM_SEATS, SUIT_NAMES_READ, TOTAL_POINTS, card_name, card_str, card_tables
+from .engine.codes import PHASE_NAMES, Phase
 from .reference import ReferenceGame
 
 
@@ -45,8 +46,8 @@ def render_text(game: ReferenceGame, viewer: Optional[int] = None, lang: str = "
     names = [printable(name) for name in names] if names else [f"player_{s}" for s in range(NUM_SEATS)]
     ten = game.rules.ten_card
     suits = SUIT_NAMES_READ[lang]  # as the reader knows the printed suits, and types their letters
-    lines = [f"Briscola Chiamata | dealer {names[game.dealer]} | phase {game.phase}"
-             + (f" | trick {min(len(game.trick_winners) + 1, 8)}/8" if game.phase == "play" else "")
+    lines = [f"Briscola Chiamata | dealer {names[game.dealer]} | phase {PHASE_NAMES[game.phase]}"
+             + (f" | trick {min(len(game.trick_winners) + 1, 8)}/8" if game.phase == Phase.PLAY else "")
              + (f" | {names[game.current_player]} to act" if game.current_player >= 0 else "")]
 
     hands = hands_as_dealt(game) if game.terminated else game.hands

@@ -43,7 +43,8 @@ from . import engine
 from .actions import CALL_OFFSET, NUM_RANK_LEVELS, PASS, PLAY_OFFSET
 from .cards import CARD_FACE, CARD_SUIT, CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS
 from .engine.bits import CARD_BIT
-from .engine.state import AUCTION, CALL, PLAY, State
+from .engine.codes import Phase
+from .engine.state import State
 from .engine.tables import RANK_BID_BITS, hopeless_rank_bids, rule_tables
 from .observation import NUM_BIDS, SPEC
 from .rules import RulesConfig
@@ -243,13 +244,13 @@ def replay(public: PublicView, deals: np.ndarray) -> State:
         # Auction: a seat passes over the standing bid it passed at, else makes its next bid.
         standing = state.high_bid.astype(np.int64)
         next_bid = public.bids[rows, seat] & (_BID_IDS > standing[:, None])
-        bidding = (state.phase == AUCTION) & (public.passed_at[rows, seat] != standing)
+        bidding = (state.phase == Phase.AUCTION) & (public.passed_at[rows, seat] != standing)
         actions = np.where(bidding, next_bid.argmax(axis=1) + 1, actions)
-        actions = np.where(state.phase == CALL, CALL_OFFSET + public.called, actions)
+        actions = np.where(state.phase == Phase.CALL, CALL_OFFSET + public.called, actions)
         # Play: the card this seat played in the current trick.
         trick = (state._cards_played // NUM_SEATS).astype(np.int64)
         card = ((public.played_by == seat[:, None]) & (public.played_in == trick[:, None])).argmax(axis=1)
-        actions = np.where(state.phase == PLAY, PLAY_OFFSET + card, actions)
+        actions = np.where(state.phase == Phase.PLAY, PLAY_OFFSET + card, actions)
         engine.step_inplace(state, actions, active)
         done += active
     return state

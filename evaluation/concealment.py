@@ -33,13 +33,14 @@ from typing import Callable, Union
 import numpy as np
 
 from agents import Agent
-from agents.belief import CALLER, DEFENDER, BeliefModel, Views, collect_views
+from agents.belief import BeliefModel, Views, collect_views
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
+from briscola_env.engine import Role
 from briscola_env.files import write_atomically
 from briscola_env.rules import RulesConfig
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 
-VIEWERS = {"caller": CALLER, "defender": DEFENDER}
+VIEWERS = {"caller": Role.CALLER, "defender": Role.DEFENDER}
 # A uniform guess: the caller's partner is one of the four others; a defender's, one of the
 # three other non-callers (the rare solo aside).
 CHANCE = {"caller": 1 / 4, "defender": 1 / 3}

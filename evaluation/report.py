@@ -164,7 +164,7 @@ def plot(results: Sequence[DuplicateResult], folder: Path) -> list[Path]:
     for k, (label, s) in enumerate(entries):
         values = [s.role_payoff[x] if s.role_payoff[x] is not None else 0.0 for x in ROLES]
         ax.bar(np.arange(len(ROLES)) + k * width, values, width, label=label)
-    ax.set_xticks(np.arange(len(ROLES)) + 0.4 - width / 2, ROLES)
+    ax.set_xticks(np.arange(len(ROLES)) + 0.4 - width / 2, list(ROLES))
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_ylabel("mean payoff per hand")
     ax.legend(fontsize=8)

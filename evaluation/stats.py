@@ -7,23 +7,23 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from agents import HeuristicAgent
-from briscola_env.actions import POINT_BID_OFFSET
-from briscola_env.cards import NUM_SEATS, NUM_TRICKS, TOTAL_POINTS
-from briscola_env.engine import State
+from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
+from briscola_env.cards import NUM_TRICKS, TOTAL_POINTS
+from briscola_env.engine import Role, State, seat_roles
 
 from .bootstrap import bootstrap_ci
 
-ROLES = ("caller", "partner", "defender", "solo")
+# The roles reported, by the names the reports give them: the defenders of a solo count as defenders.
+ROLES = {"caller": Role.CALLER, "partner": Role.PARTNER, "defender": Role.DEFENDER, "solo": Role.SOLO_CALLER}
 
 
 def roles(state: State) -> np.ndarray:
-    """``(G, 5)`` role index per seat (into :data:`ROLES`), -1 in a void hand."""
-    seats = np.arange(NUM_SEATS)
-    caller, partner = state.caller[:, None], state.hidden.partner[:, None]
-    role = np.full(state.rewards.shape, ROLES.index("defender"))
-    role = np.where(seats == partner, ROLES.index("partner"), role)
-    role = np.where(seats == caller, np.where(partner == caller, ROLES.index("solo"), ROLES.index("caller")), role)
-    return np.where(caller >= 0, role, -1)
+    """``(G, 5)`` the reported :class:`Role` of each seat (one of :data:`ROLES`), -1 in a void hand."""
+    role = np.full(state.rewards.shape, -1, dtype=np.int64)
+    played = np.flatnonzero(state.caller >= 0)
+    seat = seat_roles(state.caller[played], state.hidden.partner[played])
+    role[played] = np.where(seat == Role.SOLO_DEFENDER, Role.DEFENDER, seat)
+    return role
 
 
 @dataclass
@@ -56,10 +56,9 @@ def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: 
     seat_of = np.asarray(seat_of)
     payoff = state.rewards[games, seat_of]
     role = roles(state)[games, seat_of]
-    calls = role == ROLES.index("caller")
-    calls |= role == ROLES.index("solo")
+    calls = (role == Role.CALLER) | (role == Role.SOLO_CALLER)
     point_contract = calls & (state.high_bid >= POINT_BID_OFFSET)
-    side = (role >= 0) & (role != ROLES.index("defender"))
+    side = (role >= 0) & (role != Role.DEFENDER)
     team = np.where(side, state.team_points, TOTAL_POINTS - state.team_points)
     caller_tricks = (state.tricks_won[games, np.maximum(state.caller, 0)]
                      + state.tricks_won[games, np.maximum(state.hidden.partner, 0)]
@@ -81,13 +80,13 @@ def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: 
         hands=int(state.batch_size),
         mean_payoff=float(payoff.mean()),
         mean_payoff_ci=bootstrap_ci(np.bincount(deal_of, payoff) / np.bincount(deal_of), ci_rng),
-        role_share={r: float((role == i).mean()) for i, r in enumerate(ROLES)},
-        role_payoff={r: mean(payoff, role == i) for i, r in enumerate(ROLES)},
+        role_share={name: float((role == code).mean()) for name, code in ROLES.items()},
+        role_payoff={name: mean(payoff, role == code) for name, code in ROLES.items()},
         auction_win_rate=float(calls.mean()),
         success_rate=mean(state.contract_made, calls),
-        solo_rate=mean(role == ROLES.index("solo"), calls),
+        solo_rate=mean(role == Role.SOLO_CALLER, calls),
         points_bid_rate=mean(point_contract, calls),
-        mean_point_contract=mean(state.high_bid.astype(np.int64) - POINT_BID_OFFSET + 61, point_contract),
+        mean_point_contract=mean(state.high_bid.astype(np.int64) - POINT_BID_OFFSET + MIN_POINTS, point_contract),
         mean_captured_points=float(state.captured_points[games, seat_of].mean()),
         cappotto_rate=float(cappotto.mean()),
         mean_top_bid=float(top_bid.mean()),

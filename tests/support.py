@@ -81,7 +81,7 @@ def play_both(rules: RulesConfig, seeds: np.ndarray, rng: np.random.Generator, p
             expected = ref_mask(game)
             if not np.array_equal(expected, mask[b]):
                 diff = np.flatnonzero(expected != mask[b]).tolist()
-                raise AssertionError(f"{rules}\ngame {b} (seed {seeds[b]}), phase {game.phase}: legal masks differ "
+                raise AssertionError(f"{rules}\ngame {b} (seed {seeds[b]}), phase {engine.PHASE_NAMES[game.phase]}: legal masks differ "
                                      f"at actions {diff}; reference {game.legal_actions()}, "
                                      f"engine {np.flatnonzero(mask[b]).tolist()}\nauction {game.auction}\n"
                                      f"tricks {game.tricks}")

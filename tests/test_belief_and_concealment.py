@@ -8,6 +8,7 @@ from agents.belief import BeliefModel, collect_views, save_belief, train_belief
 from briscola_env import worlds as W
 from briscola_env.actions import PLAY_OFFSET
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
+from briscola_env.engine import Role
 from briscola_env.observation import SPEC, encode
 from briscola_env.rules import RulesConfig
 from evaluation.concealment import concealment, concealment_table, measure, write
@@ -46,7 +47,7 @@ def uniform_over_others(obs):
 def test_a_uniform_belief_scores_exactly_chance_on_hand_made_arithmetic():
     views = heuristic_views(200)
     result = measure(views, uniform_over_others(views.obs), "heuristic", 200, 0.5)
-    for viewer, role in (("caller", 0), ("defender", 2)):
+    for viewer, role in (("caller", Role.CALLER), ("defender", Role.DEFENDER)):
         for trick in range(NUM_TRICKS):
             now = (views.role == role) & (views.trick == trick) & ~views.revealed
             if not now.any():

@@ -28,7 +28,7 @@ ALL_TWOS = "2c 2d 2b 2s"
 def called(rules: RulesConfig, hand: str, auction=THE_TWO_WINS) -> set[int]:
     """The cards seat 0, holding ``hand``, may call after ``auction``."""
     table = Table(rules, deal_with({0: hand}), DEALER).act(*auction)
-    assert table.state.phase[0] == engine.CALL and table.state.caller[0] == 0
+    assert table.state.phase[0] == engine.Phase.CALL and table.state.caller[0] == 0
     return {a - text_to_action("call Ac") for a in table.legal}
 
 

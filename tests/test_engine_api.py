@@ -9,7 +9,7 @@ import pytest
 
 from briscola_env import engine
 from briscola_env.actions import PASS, PLAY_OFFSET, action_to_text, play, point_bid, rank_bid
-from briscola_env.engine import AUCTION, CALL, DONE, PLAY, Hidden, State
+from briscola_env.engine import Hidden, Phase, State
 from briscola_env.rules import RulesConfig, preset
 from support import random_actions
 
@@ -165,7 +165,7 @@ def test_init_from_deals_hands_and_first_speaker():
     for seat in range(5):
         assert np.array_equal(state.hidden.hands[:, seat, :], deals == seat)
     assert np.array_equal(state.current_player, (dealers + 1) % 5)
-    assert (state.phase == AUCTION).all() and (state.hidden.partner == -1).all()
+    assert (state.phase == Phase.AUCTION).all() and (state.hidden.partner == -1).all()
 
 
 def test_init_from_deals_rejects_wrong_shape():
@@ -265,9 +265,9 @@ def _play_phase_state():
     state = engine.init([5, 6, 7])
     for a in (rank_bid(1), PASS, PASS, PASS, PASS):
         state = engine.step(state, np.full(3, a))
-    assert (state.phase == CALL).all()
+    assert (state.phase == Phase.CALL).all()
     state = engine.step(state, engine.random_actions(state, np.random.default_rng(0)))
-    assert (state.phase == PLAY).all()
+    assert (state.phase == Phase.PLAY).all()
     return state
 
 
@@ -372,8 +372,8 @@ def test_inactive_games_are_left_unchanged():
         assert_same_games(new, state, index_a=idle, index_b=idle)
         moved = np.flatnonzero(active & ~state.terminated)
         assert (new.auction_length[moved] + new.trick_index[moved] * 5 + new.trick_size[moved]
-                + (new.phase[moved] >= PLAY) > state.auction_length[moved] + state.trick_index[moved] * 5
-                + state.trick_size[moved] + (state.phase[moved] >= PLAY)).all(), "active games must move"
+                + (new.phase[moved] >= Phase.PLAY) > state.auction_length[moved] + state.trick_index[moved] * 5
+                + state.trick_size[moved] + (state.phase[moved] >= Phase.PLAY)).all(), "active games must move"
         state = new
 
 
@@ -392,7 +392,7 @@ def test_finished_games_are_left_unchanged_whatever_their_action():
 
 def test_finished_game_fields():
     state = play_to_end(engine.init(np.arange(50)), np.random.default_rng(7))
-    assert (state.phase == DONE).all() and (state.current_player == -1).all()
+    assert (state.phase == Phase.DONE).all() and (state.current_player == -1).all()
     assert not state.legal_action_mask.any()
 
 
@@ -472,7 +472,7 @@ def test_take_returns_an_independent_copy():
     state = mixed_batch(seed=12)
     before = state.copy()
     part = state.take(np.arange(5))
-    part.phase[:] = DONE
+    part.phase[:] = Phase.DONE
     part.hidden.hand_bits[:] = 0
     assert_same_games(state, before)
 
@@ -593,7 +593,7 @@ def test_random_actions_are_uniform_on_a_play_position():
     probe = _same_position(1, [rank_bid(1), PASS, PASS, PASS, PASS])
     call = int(np.flatnonzero(probe.legal_action_mask[0])[0])
     state = _same_position(20_000, [rank_bid(1), PASS, PASS, PASS, PASS, call])
-    assert state.phase[0] == PLAY
+    assert state.phase[0] == Phase.PLAY
     legal = np.flatnonzero(state.legal_action_mask[0])
     assert len(legal) == 8
     assert (legal < 128).any() and (legal >= 128).any(), "want a hand across the 64-bit word boundary"
@@ -606,3 +606,18 @@ def test_random_actions_depend_on_the_generator():
     b = engine.random_actions(state, np.random.default_rng(18))
     c = engine.random_actions(state, np.random.default_rng(19))
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_seat_roles_name_every_seat_and_index_the_payoffs():
+    # Game 0: seat 1 called seat 3's card; game 1: seat 2 called his own (a solo).
+    roles = engine.seat_roles(np.array([1, 2], dtype=np.int8), np.array([3, 2], dtype=np.int8))
+    R = engine.Role
+    assert roles.tolist() == [[R.DEFENDER, R.CALLER, R.DEFENDER, R.PARTNER, R.DEFENDER],
+                              [R.SOLO_DEFENDER, R.SOLO_DEFENDER, R.SOLO_CALLER, R.SOLO_DEFENDER, R.SOLO_DEFENDER]]
+    pay = RulesConfig().payoff_table
+    tables = engine.init([0], RULES).tables
+    assert tables.payoff_by_role[roles].tolist() == [[pay.defender, pay.caller, pay.defender, pay.partner, pay.defender],
+                                                     [pay.solo_defender] * 2 + [pay.solo_caller] + [pay.solo_defender] * 2]
+    assert engine.ROLE_NAMES == ("caller", "partner", "defender", "solo_caller", "solo_defender")
+    assert engine.PHASE_NAMES == ("auction", "call", "play", "done")
+    assert [getattr(Phase, name.upper()) for name in engine.PHASE_NAMES] == [0, 1, 2, 3]

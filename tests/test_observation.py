@@ -7,7 +7,7 @@ import pytest
 import briscola_env.observation as observation
 from briscola_env import engine
 from briscola_env.cards import NUM_CARDS, NUM_SEATS
-from briscola_env.engine import AUCTION, CALL, DONE, PLAY
+from briscola_env.engine import Phase
 from briscola_env.engine.bits import CARD_BIT
 from briscola_env.observation import PRIVILEGED_SPEC, SPEC, encode, encode_privileged
 from briscola_env.rules import RulesConfig, preset
@@ -67,7 +67,7 @@ def test_observation_is_unchanged_when_unseen_cards_are_redealt(name):
     rng = np.random.default_rng(7)
     state = snapshots(rules, 600, seed=2)
     phases = set(state.phase.tolist())
-    assert {AUCTION, CALL, PLAY, DONE} <= phases, f"want states at every phase, got {phases}"
+    assert {Phase.AUCTION, Phase.CALL, Phase.PLAY, Phase.DONE} <= phases, f"want states at every phase, got {phases}"
     changed = 0
     for observer in range(NUM_SEATS):
         seats = np.full(state.batch_size, observer)
@@ -92,7 +92,7 @@ def test_partner_seat_is_invisible_to_defenders_and_caller_before_the_called_car
     state = snapshots(RulesConfig(), 2000, seed=3)
     held = state.hidden.hand_bits.copy()
     hidden_partner = [b for b in range(state.batch_size)
-                      if state.phase[b] == PLAY and not state.partner_revealed[b]
+                      if state.phase[b] == Phase.PLAY and not state.partner_revealed[b]
                       and state.hidden.partner[b] != state.caller[b]]
     assert len(hidden_partner) > 300
     checked = 0

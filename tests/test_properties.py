@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from briscola_env import engine
 from briscola_env.actions import PASS, PLAY_OFFSET
 from briscola_env.cards import TEN_CARD_VARIANTS, card_tables
-from briscola_env.engine import DONE, PLAY
+from briscola_env.engine import Phase
 from briscola_env.rules import (ALL_PASS_RULES, BIDDING_MODES, CALL_RULES, CAPPOTTO_MODES,
                                 DEFAULT_MULTIPLIER_TABLE, FIRST_LEADERS, PARTNER_PAYOFFS, TARGETS,
                                 PayoffTable, RulesConfig)
@@ -145,7 +145,7 @@ def test_live_game_always_has_a_legal_action(rules, seed, policy):
         assert mask[live].any(axis=1).all(), np.flatnonzero(live & ~mask.any(axis=1))
         assert not mask[~live].any()
         assert ((state.current_player[live] >= 0) & (state.current_player[live] < 5)).all()
-        assert (state.phase[~live] == DONE).all() and (state.phase[live] != DONE).all()
+        assert (state.phase[~live] == Phase.DONE).all() and (state.phase[live] != Phase.DONE).all()
 
     start, _ = play_games(rules, seed, policy, lambda before, actions, stepped, after: check(after))
     check(start)
@@ -186,10 +186,10 @@ def test_void_hand_pays_nothing_and_plays_no_trick(rules, seed, policy):
 @given(rules=rules_configs(), seed=seeds, policy=policies)
 def test_partner_revealed_becomes_true_exactly_when_the_called_card_is_played(rules, seed, policy):
     def check(before, actions, stepped, after):
-        plays_called = stepped & (before.phase == PLAY) & (actions == PLAY_OFFSET + before.called_card.astype(np.int64))
+        plays_called = stepped & (before.phase == Phase.PLAY) & (actions == PLAY_OFFSET + before.called_card.astype(np.int64))
         assert not (before.partner_revealed & plays_called).any()
         assert np.array_equal(after.partner_revealed, before.partner_revealed | plays_called)
-        assert not after.partner_revealed[after.phase < PLAY].any()
+        assert not after.partner_revealed[after.phase < Phase.PLAY].any()
 
     _, end = play_games(rules, seed, policy, check)
     assert end.partner_revealed[~is_void(end)].all()
@@ -201,7 +201,7 @@ def test_legal_play_actions_are_a_subset_of_the_current_players_hand(rules, seed
     def check(state):
         mask = state.legal_action_mask
         plays = mask[:, PLAY_OFFSET:]
-        in_play = state.phase == PLAY
+        in_play = state.phase == Phase.PLAY
         assert not plays[~in_play].any()
         assert not mask[in_play, :PLAY_OFFSET].any()
         b = np.flatnonzero(in_play)

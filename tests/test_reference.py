@@ -6,6 +6,7 @@ import pytest
 
 from briscola_env.actions import PASS, call, play, point_bid, rank_bid
 from briscola_env.cards import parse_cards
+from briscola_env.engine import Phase
 from briscola_env.reference import ReferenceGame
 from briscola_env.rules import PRESETS, RulesConfig, preset
 
@@ -59,7 +60,7 @@ def test_rules_md_example_points_bid_made():
     assert game.legal_actions() == [PASS] + [point_bid(p) for p in range(62, 121)]
     for action in (PASS, PASS, point_bid(75), PASS, PASS):
         game.step(action)
-    assert (game.phase, game.caller, game.current_player) == ("call", 0, 0)
+    assert (game.phase, game.caller, game.current_player) == (Phase.CALL, 0, 0)
     assert game.legal_actions() == [call(c) for c in range(40)]
 
     game.step(call(parse_cards("A♦")[0]))
@@ -79,7 +80,7 @@ def test_rules_md_example_points_bid_made():
     assert game.captured_points == [57, 21, 42, 0, 0]
     assert (game.team_points, game.made, game.multiplier) == (78, True, 2)
     assert game.payoffs == [4.0, 2.0, -2.0, -2.0, -2.0]
-    assert game.terminated and game.phase == "done" and game.current_player == -1
+    assert game.terminated and game.phase == Phase.DONE and game.current_player == -1
     assert game.legal_actions() == []
 
 
@@ -126,7 +127,7 @@ def test_no_self_call_blocks_rank_bids_and_own_cards(call_rule):
     assert game.legal_actions() == [PASS] + [rank_bid(k) for k in range(4, 11) if rank_bid(k) not in blocked]
     for _ in range(4):
         game.step(PASS)
-    assert (game.phase, game.caller) == ("call", 0)
+    assert (game.phase, game.caller) == (Phase.CALL, 0)
     assert game.legal_actions() == [call(c) for c in sorted(KINGS)]  # his own A and 3 are out
 
 
@@ -150,7 +151,7 @@ def test_all_pass_voids_the_hand():
     for seat in (3, 4, 0, 1, 2):
         assert game.current_player == seat
         game.step(PASS)
-    assert game.void and game.terminated and game.phase == "done"
+    assert game.void and game.terminated and game.phase == Phase.DONE
     assert game.payoffs == [0.0] * 5 and game.multiplier == 1 and not game.made
     assert game.legal_actions() == []
 
@@ -162,7 +163,7 @@ def test_last_forced_must_bid():
     assert game.current_player == 0
     assert game.legal_actions() == [rank_bid(k) for k in range(1, 11)]
     game.step(rank_bid(4))
-    assert (game.phase, game.caller) == ("call", 0)
+    assert (game.phase, game.caller) == (Phase.CALL, 0)
 
 
 def test_illegal_action_raises():

@@ -1,11 +1,17 @@
 """The batched rules engine: pure functions over a :class:`State` of arrays."""
 
+from .codes import PHASE_NAMES, ROLE_NAMES, WITHOUT_SOLO, Phase, Role
 from .core import init, init_from_deals, random_actions, reset_done, step, step_inplace
 from .deal import MAX_SEED, deal_from_seeds, hands_to_deal
-from .state import AUCTION, CALL, DONE, MAX_AUCTION_LENGTH, PHASE_NAMES, PLAY, Hidden, State, concatenate
+from .scoring import seat_roles
+from .state import MAX_AUCTION_LENGTH, Hidden, State, concatenate
+
+# The phase codes under the names they had before Phase held them, still imported by train.py.
+AUCTION, CALL, PLAY, DONE = Phase.AUCTION, Phase.CALL, Phase.PLAY, Phase.DONE
 
 __all__ = [
     "init", "init_from_deals", "step", "step_inplace", "reset_done", "random_actions",
     "deal_from_seeds", "hands_to_deal", "MAX_SEED", "State", "Hidden", "concatenate",
-    "AUCTION", "CALL", "PLAY", "DONE", "PHASE_NAMES", "MAX_AUCTION_LENGTH",
+    "Phase", "Role", "PHASE_NAMES", "ROLE_NAMES", "WITHOUT_SOLO", "seat_roles", "MAX_AUCTION_LENGTH",
+    "AUCTION", "CALL", "PLAY", "DONE",
 ]

@@ -18,9 +18,10 @@ from .bits import contains, sample
 from .deal import check_deals, hand_bits, int_array, seeded_hands
 from .legal import set_auction_legal
 from .phases import apply_auction, apply_call, apply_play
-from .state import AUCTION, CALL, PHASE_NAMES, PLAY, State, clear_games, empty_state
+from .codes import PHASE_NAMES, Phase
+from .state import State, clear_games, empty_state
 
-_APPLY = {AUCTION: apply_auction, CALL: apply_call, PLAY: apply_play}
+_APPLY = {Phase.AUCTION: apply_auction, Phase.CALL: apply_call, Phase.PLAY: apply_play}
 
 
 def _rules(rules: Optional[RulesConfig]) -> RulesConfig:

@@ -17,7 +17,8 @@ from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .bits import CARD_BIT
 from .legal import clear_legal, playable, set_auction_legal, set_call_legal, set_play_legal
 from .scoring import score
-from .state import CALL, DONE, MAX_AUCTION_LENGTH, PLAY, State
+from .codes import Phase
+from .state import MAX_AUCTION_LENGTH, State
 from .tables import RuleTables
 
 NEXT_SEAT = np.array([1, 2, 3, 4, 0], dtype=np.int8)
@@ -47,7 +48,7 @@ def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.n
         finish(state, void)
         won = np.flatnonzero((still_in == 1) & (high_bidder >= 0))
         gw = g[won]
-        state.phase[gw] = CALL
+        state.phase[gw] = Phase.CALL
         state.caller[gw] = high_bidder[won]
         state.current_player[gw] = high_bidder[won]
         set_call_legal(state, tables, gw)
@@ -63,7 +64,7 @@ def apply_call(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     state.called_card[g] = card
     state.trump[g] = CARD_SUIT[card]
     state.hidden.partner[g] = holds.argmax(axis=1)
-    state.phase[g] = PLAY
+    state.phase[g] = Phase.PLAY
     if state.rules.first_leader == "caller":
         leader = state.caller[g]
     else:
@@ -95,7 +96,7 @@ def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     i = np.flatnonzero(played % NUM_SEATS == 0)
     if i.size:
         _end_tricks(state, tables, g[i], best_seat[i], points[i], played[i] // NUM_SEATS - 1)
-    g = g[state.phase[g] == PLAY]
+    g = g[state.phase[g] == Phase.PLAY]
     # Still in play: only the player, hence the card set, changed (base and pass stay put).
     state._legal_bits[g] = playable(state, tables, g)
 
@@ -120,7 +121,7 @@ def _end_tricks(state: State, tables: RuleTables, g: np.ndarray, winner: np.ndar
 
 
 def finish(state: State, g: np.ndarray) -> None:
-    state.phase[g] = DONE
+    state.phase[g] = Phase.DONE
     state.terminated[g] = True
     state.current_player[g] = -1
     clear_legal(state, g)

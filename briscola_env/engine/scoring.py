@@ -7,7 +7,8 @@ import numpy as np
 
 from ..cards import NUM_SEATS, NUM_TRICKS, TOTAL_POINTS
 from .state import State
-from .tables import CALLER, DEFENDER, PARTNER, SOLO_CALLER, SOLO_DEFENDER, RuleTables
+from .codes import Role
+from .tables import RuleTables
 
 
 def team_totals(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -29,16 +30,22 @@ def is_cappotto(state: State, points: np.ndarray, tricks: np.ndarray) -> np.ndar
     return np.zeros(points.shape, dtype=bool)
 
 
+def seat_roles(caller: np.ndarray, partner: np.ndarray) -> np.ndarray:
+    """``(n, 5)`` the :class:`Role` of every seat, in games with a caller (``caller >= 0``) and
+    their ``partner`` (the caller himself for a solo)."""
+    solo = partner == caller
+    role = np.where(solo, Role.SOLO_DEFENDER, Role.DEFENDER)[:, None].repeat(NUM_SEATS, axis=1)
+    flat = role.reshape(-1)
+    at = np.arange(len(caller)) * NUM_SEATS
+    flat[at + partner] = Role.PARTNER  # overwritten just below for a solo
+    flat[at + caller] = np.where(solo, Role.SOLO_CALLER, Role.CALLER)
+    return role
+
+
 def payoffs(state: State, tables: RuleTables, g: np.ndarray, made: np.ndarray,
             multiplier: np.ndarray) -> np.ndarray:
     """``(n, 5)`` session points from the payoff table, signed by the result."""
-    caller, partner = state.caller[g], state.hidden.partner[g]
-    solo = partner == caller
-    role = np.where(solo, SOLO_DEFENDER, DEFENDER)[:, None].repeat(NUM_SEATS, axis=1)
-    flat = role.reshape(-1)
-    at = np.arange(len(g)) * NUM_SEATS
-    flat[at + partner] = PARTNER  # overwritten just below for a solo
-    flat[at + caller] = np.where(solo, SOLO_CALLER, CALLER)
+    role = seat_roles(state.caller[g], state.hidden.partner[g])
     return tables.payoff_by_role[role] * np.where(made, multiplier, -multiplier)[:, None]
 
 

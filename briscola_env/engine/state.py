@@ -16,11 +16,8 @@ from ..actions import NUM_POINT_BIDS, NUM_RANK_LEVELS
 from ..cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from ..rules import RulesConfig
 from .bits import CARD_BIT, legal_mask
+from .codes import Phase
 from .tables import RuleTables, rule_tables
-
-# Phases, in the order a hand goes through them.
-AUCTION, CALL, PLAY, DONE = 0, 1, 2, 3
-PHASE_NAMES = ("auction", "call", "play", "done")
 
 # Longest possible auction: every rank, every point bid, then five passes.
 MAX_AUCTION_LENGTH = NUM_RANK_LEVELS + NUM_POINT_BIDS + NUM_SEATS
@@ -42,7 +39,7 @@ class Hidden:
 @dataclass
 class State:
     rules: RulesConfig  # the rules every game of the batch is played by
-    phase: np.ndarray  # (B,) int8, AUCTION / CALL / PLAY / DONE
+    phase: np.ndarray  # (B,) int8, a Phase code
     current_player: np.ndarray  # (B,) int8, seat to act, -1 once done
     dealer: np.ndarray  # (B,) int8
     terminated: np.ndarray  # (B,) bool
@@ -163,7 +160,7 @@ def _from_arrays(rules: RulesConfig, arrays: dict) -> State:
 
 # Shape (after the batch axis), dtype and starting value of every array field.
 _LAYOUT = {
-    "phase": ((), np.int8, AUCTION),
+    "phase": ((), np.int8, Phase.AUCTION),
     "current_player": ((), np.int8, -1),
     "dealer": ((), np.int8, -1),
     "terminated": ((), bool, False),

@@ -16,9 +16,7 @@ from ..actions import (MAX_POINTS, MIN_POINTS, NUM_RANK_LEVELS, POINT_BID_OFFSET
 from ..cards import CARD_FACE, NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, CardTables, card_tables
 from ..rules import RulesConfig
 from .bits import ALL_CARDS, CARD_BIT, LOW_BITS, ONE, WORD
-
-# Roles at the table, indexing RuleTables.payoff_by_role.
-DEFENDER, CALLER, PARTNER, SOLO_CALLER, SOLO_DEFENDER = range(5)
+from .codes import ROLE_NAMES
 
 NUM_BID_STATES = POINT_BID_OFFSET + MAX_POINTS - MIN_POINTS + 1  # standing bid: 0 (none) .. 70
 NO_SEAT = -1
@@ -41,7 +39,7 @@ class RuleTables:
     multiplier: np.ndarray  # (71,) int16 bid multiplier, given the winning bid id
     follow_from_trick: int  # follow suit is compulsory from this trick index on (8 = never)
     beats: np.ndarray  # (4 * 41 * 40,) bool, flat [trump, best card + 1, card]: card takes the trick from best
-    payoff_by_role: np.ndarray  # (5,) float32, payoff of each role (DEFENDER, ...) for a made contract
+    payoff_by_role: np.ndarray  # (5,) float32, payoff of each Role for a made contract
 
 
 def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -166,8 +164,7 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
         weakest_missing=_weakest_missing(cards),
         next_speaker=next_speaker, points=cards.points, strength=cards.strength,
         target=target, multiplier=multiplier, follow_from_trick=follow_from, beats=beats.reshape(-1),
-        payoff_by_role=np.array([pay.defender, pay.caller, pay.partner, pay.solo_caller, pay.solo_defender],
-                                dtype=np.float32),
+        payoff_by_role=np.array([getattr(pay, role) for role in ROLE_NAMES], dtype=np.float32),
     )
     for value in vars(tables).values():
         if isinstance(value, np.ndarray):
