@@ -62,7 +62,7 @@ class Views:
     obs: np.ndarray  # (n, SPEC.size) uint8, the view
     partner: np.ndarray  # (n,) int64, the partner's relative seat (the caller's when solo): the target
     trick: np.ndarray  # (n,) int64, trick 0..7 of the decision
-    role: np.ndarray  # (n,) int64, Role.CALLER / PARTNER / DEFENDER of the viewer (a solo's as a caller's, WITHOUT_SOLO)
+    role: np.ndarray  # (n,) int64, the viewer's Role, WITHOUT_SOLO: CALLER (solo or not), PARTNER or DEFENDER
     revealed: np.ndarray  # (n,) bool, the called card had been played (the partner is public)
     game: np.ndarray  # (n,) int64, game index
     deal_seeds: np.ndarray  # (games,) int64, the deal seed of each game

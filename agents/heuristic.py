@@ -48,6 +48,7 @@ from briscola_env.actions import CALL_OFFSET, MAX_POINTS, MIN_POINTS, PASS, PLAY
 from briscola_env.cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS, card_tables
 from briscola_env.engine import Phase
 from briscola_env.engine.tables import rule_tables
+from briscola_env.engine.tricks import takes_trick, trick_winner
 from briscola_env.observation import SPEC
 from briscola_env.rules import RulesConfig
 
@@ -83,7 +84,7 @@ class HeuristicAgent(Agent):
         self.points = cards.points.astype(np.int64)
         self.strength = cards.strength.astype(np.int64)
         self.ten = np.flatnonzero(cards.level == 2) % 10  # face index of the ten-point card
-        self.beats = rule_tables(self.rules).beats.reshape(NUM_SUITS, NUM_CARDS + 1, NUM_CARDS)
+        self.tables = rule_tables(self.rules)
         # Card costs under each trump suit, [trump, card]. The cheapest card to give away:
         # fewest points, then non-trump, then weakest; to take a trick with: the suit led before
         # a trump, the weakest trump; to lead: any non-trump before a trump, then the cheapest.
@@ -158,13 +159,7 @@ class HeuristicAgent(Agent):
         table_cards = np.where(placed, first.reshape(n, NUM_SEATS - 1), -1)
 
         # The card winning the trick so far, and who played it (relative seat).
-        best = np.full(n, -1)
-        best_place = np.zeros(n, dtype=np.int64)
-        for place in range(NUM_SEATS - 1):
-            card = table_cards[:, place]
-            takes = (card >= 0) & self.beats[trump, best + 1, np.maximum(card, 0)]
-            best = np.where(takes, card, best)
-            best_place = np.where(takes, place, best_place)
+        best, best_place = trick_winner(self.tables, trump, table_cards)
         leader = SPEC.view(obs, "trick_leader").argmax(axis=1)
         winner = (leader + best_place) % NUM_SEATS
         trick_points = np.where(placed, self.points[np.maximum(table_cards, 0)], 0).sum(axis=1)
@@ -180,7 +175,7 @@ class HeuristicAgent(Agent):
                                                   revealed & ~caller_side)
 
         is_trump = _IN_SUIT[trump]
-        wins = playable & self.beats.reshape(-1, NUM_CARDS)[trump * (NUM_CARDS + 1) + best + 1]
+        wins = playable & takes_trick(self.tables, trump[:, None], best[:, None], np.arange(NUM_CARDS))
         cheap = self.cheap[trump]
         trick = SPEC.view(obs, "trick_index").argmax(axis=1)
         hide = i_partner & ~revealed & (trick < NUM_TRICKS - self.reveal_late)

@@ -33,7 +33,7 @@ from . import engine
 from .actions import NUM_ACTIONS, PLAY_OFFSET
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine import MAX_SEED
-from .engine.deal import int_array
+from .engine.deal import SEED_RANGE, int_array
 from .engine.codes import Phase
 from .engine.state import _LAYOUT, _arrays, _from_arrays
 from .observation import (_RELATIVE, NUM_BIDS, PRIVILEGED_SPEC, RECORDS, SPEC, check_obs_dtype, encode_privileged,
@@ -227,7 +227,7 @@ class BatchedEnv:
 
     def _checked_deal_seeds(self, seeds, name: str) -> np.ndarray:
         """``seeds`` as an int64 copy if they are one engine seed per game, else a ValueError."""
-        requirement = f"{name} must be {self.num_envs} ints in 0 .. 2**57 - 1, one per game"
+        requirement = f"{name} must be {self.num_envs} ints in {SEED_RANGE}, one per game"
         seeds = int_array(seeds, requirement)
         if seeds.shape != (self.num_envs,):
             raise ValueError(f"{requirement}; got shape {seeds.shape}")

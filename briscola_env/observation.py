@@ -61,6 +61,7 @@ from .cards import NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS
 from .engine import State
 from .engine.bits import CARD_BIT, to_bool
 from .engine.codes import PHASE_NAMES, Phase
+from .engine.state import partner_revealed
 
 NUM_BIDS = CALL_OFFSET - 1  # bid ids 1..70
 NUM_PHASES = len(PHASE_NAMES)
@@ -276,8 +277,7 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
 
     my_hand = state.hidden.hand_bits.reshape(-1)[games * NUM_SEATS + me]  # the one hidden fact he may see
     # The union of the hands is public: the 40 cards less those played. Less mine: unseen.
-    hands = state.hidden.hand_bits
-    in_hands = hands[:, 0] | hands[:, 1] | hands[:, 2] | hands[:, 3] | hands[:, 4]  # (a reduce costs 6x more)
+    in_hands = state.hidden.held
     words = np.empty((B, 2, 1), dtype=np.uint64)
     words[:, 0, 0], words[:, 1, 0] = my_hand, in_hands & ~my_hand
     cards = to_bool(words, NUM_CARDS)  # (B, 2, 40)
@@ -310,8 +310,7 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
     out[:, SPEC["captured_points"]] = state.captured_points.reshape(-1)[around]
     out[:, SPEC["tricks_won"]] = state.tricks_won.reshape(-1)[around]
 
-    # Once the called card has left every hand, its player, the partner, is public.
-    revealed = known & ((in_hands & CARD_BIT[np.maximum(called, 0)]) == 0)
+    revealed = partner_revealed(called, in_hands)
     out[:, SPEC["partner_revealed"].start] = revealed
     one("partner", _relative(state.hidden.partner, me), revealed)
 

@@ -46,6 +46,7 @@ from .engine.bits import CARD_BIT
 from .engine.codes import Phase
 from .engine.state import State
 from .engine.tables import RANK_BID_BITS, hopeless_rank_bids, rule_tables
+from .engine.tricks import first_leader, trick_winner
 from .observation import NUM_BIDS, SPEC
 from .rules import RulesConfig
 
@@ -154,23 +155,18 @@ def _voids(public: PublicView) -> np.ndarray:
     row, card = np.divmod(played, NUM_CARDS)
     card_at[row, public.played_in[row, card], public.played_by[row, card]] = card
     trump = np.where(public.called >= 0, CARD_SUIT[np.maximum(public.called, 0)], 0)
-    leader = public.caller.copy() if rules.first_leader == "caller" else (public.dealer + 1) % NUM_SEATS
-    beats = tables.beats.reshape(NUM_SUITS, NUM_CARDS + 1, NUM_CARDS)
+    leader = first_leader(rules, public.caller, public.dealer).astype(np.int64)
     void = np.zeros((n, NUM_SEATS, NUM_SUITS), dtype=bool)
     for trick in range(NUM_TRICKS):
-        led = card_at[rows, trick, np.maximum(leader, 0)]
-        led_suit = CARD_SUIT[np.maximum(led, 0)]
-        best, winner = np.full(n, -1), leader.copy()
-        for place in range(NUM_SEATS):
-            seat = (leader + place) % NUM_SEATS
-            card = card_at[rows, trick, seat]
-            has = card >= 0
-            takes = has & beats[trump, best + 1, np.maximum(card, 0)]
-            best, winner = np.where(takes, card, best), np.where(takes, seat, winner)
-            if place and trick >= tables.follow_from_trick:
-                off = np.flatnonzero(has & (led >= 0) & (CARD_SUIT[np.maximum(card, 0)] != led_suit))
-                void[off, seat[off], led_suit[off]] = True
-        leader = np.where((card_at[:, trick] >= 0).all(axis=1), winner, leader)
+        seats = (leader[:, None] + np.arange(NUM_SEATS)) % NUM_SEATS  # (n, 5) in play order
+        cards = card_at[rows[:, None], trick, seats]
+        if trick >= tables.follow_from_trick:
+            led, following = cards[:, :1], cards[:, 1:]
+            led_suit = CARD_SUIT[np.maximum(led, 0)]
+            row, place = np.nonzero((following >= 0) & (led >= 0) & (CARD_SUIT[np.maximum(following, 0)] != led_suit))
+            void[row, seats[row, place + 1], led_suit[row, 0]] = True
+        _, place = trick_winner(tables, trump, cards)
+        leader = np.where((cards >= 0).all(axis=1), seats[rows, place], leader)
     return void
 
 

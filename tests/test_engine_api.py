@@ -10,6 +10,9 @@ import pytest
 from briscola_env import engine
 from briscola_env.actions import PASS, PLAY_OFFSET, action_to_text, play, point_bid, rank_bid
 from briscola_env.engine import Hidden, Phase, State
+from briscola_env.engine.tables import rule_tables
+from briscola_env.engine.tricks import trick_winner
+from briscola_env.reference import ReferenceGame
 from briscola_env.rules import RulesConfig, preset
 from support import random_actions
 
@@ -621,3 +624,22 @@ def test_seat_roles_name_every_seat_and_index_the_payoffs():
     assert engine.ROLE_NAMES == ("caller", "partner", "defender", "solo_caller", "solo_defender")
     assert engine.PHASE_NAMES == ("auction", "call", "play", "done")
     assert [getattr(Phase, name.upper()) for name in engine.PHASE_NAMES] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("rules_name", ["standard", "seven"])
+def test_trick_winner_agrees_with_the_reference_on_random_tricks(rules_name):
+    """The engine's one trick-winner walk, on tricks of 1 to 5 cards, against the reference's rule."""
+    rules = preset(rules_name)
+    rng = np.random.default_rng(11)
+    n = 400
+    cards = np.argsort(rng.random((n, 40)), axis=1)[:, :5]
+    sizes = rng.integers(1, 6, n)
+    cards[np.arange(5) >= sizes[:, None]] = -1  # not played yet
+    trump = rng.integers(0, 4, n)
+    best, place = trick_winner(rule_tables(rules), trump, cards)
+    game = ReferenceGame(rules, np.arange(40) // 8, dealer=0)
+    for b in range(n):
+        game.trump = int(trump[b])
+        expected = game.trick_winner([(i, int(card)) for i, card in enumerate(cards[b, :sizes[b]])])
+        assert (place[b], best[b]) == (expected, cards[b, expected]), b
+    assert (trick_winner(rule_tables(rules), trump[:3], np.full((3, 5), -1)) == np.array([[-1] * 3, [0] * 3])).all()

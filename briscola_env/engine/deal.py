@@ -27,6 +27,7 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
 
 
 MAX_SEED = 2**57  # (seed << 6) + card index, the hash input, stays below 2**63
+SEED_RANGE = f"0 .. 2**{MAX_SEED.bit_length() - 1} - 1"  # the seeds allowed, as messages state them
 
 
 def int_array(values, requirement: str) -> np.ndarray:
@@ -50,7 +51,7 @@ def as_seeds(seeds) -> np.ndarray:
         raise ValueError(f"{requirement}; got shape {seeds.shape}")
     bad = np.flatnonzero((seeds < 0) | (seeds >= MAX_SEED))
     if bad.size:
-        raise ValueError(f"seeds must be in 0 .. 2**57 - 1; got {seeds[bad[0]]}")
+        raise ValueError(f"seeds must be in {SEED_RANGE}; got {seeds[bad[0]]}")
     return seeds.astype(np.uint64)
 
 

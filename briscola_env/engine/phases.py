@@ -20,8 +20,7 @@ from .scoring import score
 from .codes import Phase
 from .state import MAX_AUCTION_LENGTH, State
 from .tables import RuleTables
-
-NEXT_SEAT = np.array([1, 2, 3, 4, 0], dtype=np.int8)
+from .tricks import NEXT_SEAT, first_leader, takes_trick
 
 
 def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
@@ -65,10 +64,7 @@ def apply_call(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     state.trump[g] = CARD_SUIT[card]
     state.hidden.partner[g] = holds.argmax(axis=1)
     state.phase[g] = Phase.PLAY
-    if state.rules.first_leader == "caller":
-        leader = state.caller[g]
-    else:
-        leader = NEXT_SEAT[state.dealer[g]]
+    leader = first_leader(state.rules, state.caller[g], state.dealer[g])
     state.current_player[g] = leader
     state.trick_leaders[g, 0] = leader
     set_play_legal(state, tables, g)
@@ -85,7 +81,7 @@ def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     state._cards_played[g] = played
 
     best = state._best_card[g]
-    beats = tables.beats[(state.trump[g].astype(np.int64) * (NUM_CARDS + 1) + best + 1) * NUM_CARDS + card]
+    beats = takes_trick(tables, state.trump[g], best, card)
     best_seat = np.where(beats, seat, state._best_seat[g])
     points = state._trick_points[g] + tables.points[card]
     state._best_card[g] = np.where(beats, card, best)
