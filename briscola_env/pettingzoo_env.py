@@ -24,11 +24,14 @@ infos                        a fresh dict per agent per step, never changed afte
                              every value a number or a NumPy array, so that libraries
                              can build specs from them. ``phase``: an int, a ``Phase``
                              code, the index in :data:`PHASE_NAMES` (0 auction,
-                             1 call, 2 play, 3 done). At the end also ``void`` (bool), ``caller``,
-                             ``partner``, ``team_points``, ``multiplier`` (ints),
-                             ``made`` (bool) and ``payoffs`` (float64 array by seat);
-                             a void hand has caller, partner and team points -1,
-                             multiplier 0, made ``False``, payoffs all 0
+                             1 call, 2 play, 3 done). The hand's outcome: ``void``
+                             (bool), ``caller``, ``partner``, ``team_points``,
+                             ``multiplier`` (ints), ``made`` (bool) and ``payoffs``
+                             (float64 array by seat), in every info from the first on
+                             (one set of keys, for libraries that build their info specs
+                             at reset, as TorchRL does): until the end, and in a void
+                             hand, caller, partner and team points -1, multiplier 0,
+                             void and made ``False``, payoffs all 0 (a void hand: void True)
 state, state_space           ``state()``: the privileged view, ``Box(0, 1, (205,), uint8)``
                              (float32 with ``obs_dtype="float32"``)
                              (:data:`~briscola_env.observation.PRIVILEGED_SPEC`: every
@@ -86,6 +89,10 @@ from .rewards import check_reward_mode, rewards_for
 from .rules import RulesConfig, resolve_rules
 
 ENV_ID = "briscola/BriscolaChiamata-v0"
+
+
+# The outcome fields of every info before the hand ends (and, but for ``void``, of a void hand).
+NO_OUTCOME = {"void": False, "caller": -1, "partner": -1, "team_points": -1, "made": False, "multiplier": 0}
 
 
 def env(illegal_reward: float = -1.0, **kwargs) -> AECEnv:
@@ -265,25 +272,26 @@ class raw_env(AECEnv):
         game = self.game
         rewards = rewards_for(self.reward_mode, np.array([game.payoffs]), np.array([game.caller]),
                               np.array([game.partner]), np.array([game.team_points]), np.array([game.made]))[0]
-        void = bool(game.void)
-        outcome = {
-            "void": void,
-            "caller": -1 if void else int(game.caller), "partner": -1 if void else int(game.partner),
-            "team_points": -1 if void else int(game.team_points), "made": False if void else bool(game.made),
-            "multiplier": 0 if void else int(game.multiplier),
+        outcome = {"void": True} if game.void else {
+            "caller": int(game.caller), "partner": int(game.partner), "team_points": int(game.team_points),
+            "made": bool(game.made), "multiplier": int(game.multiplier),
         }
-        payoffs = np.asarray(game.payoffs, dtype=np.float64)
         for s, agent in enumerate(self.possible_agents):
             self.rewards[agent] = float(rewards[s])
             self.terminations[agent] = True
-            # The array is copied per agent: a caller mutating one info must not change another's.
-            self.infos[agent] = {"phase": Phase.DONE, **outcome, "payoffs": payoffs.copy()}
+        self._set_infos(Phase.DONE, outcome, np.asarray(game.payoffs, dtype=np.float64))
         self._accumulate_rewards()
 
     def _set_phase_infos(self) -> None:
-        """New dicts, not updates of the old ones: an info a caller kept stays as it was."""
-        phase = self.game.phase
-        self.infos = {agent: {"phase": phase} for agent in self.agents}
+        self._set_infos(self.game.phase)
+
+    def _set_infos(self, phase: int, outcome: Optional[dict] = None, payoffs: Optional[np.ndarray] = None) -> None:
+        """New dicts, not updates of the old ones (an info a caller kept stays as it was), each with
+        every key: the outcome's "not yet" values, then ``outcome`` over them."""
+        payoffs = np.zeros(NUM_SEATS) if payoffs is None else payoffs
+        values = {"phase": int(phase), **NO_OUTCOME, **(outcome or {})}
+        # The array is copied per agent: a caller mutating one info must not change another's.
+        self.infos = {agent: {**values, "payoffs": payoffs.copy()} for agent in self.possible_agents}
 
     # --- display ---------------------------------------------------------------------
 

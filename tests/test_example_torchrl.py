@@ -29,11 +29,6 @@ ACTING, ACTION, ACTION_MASK = ("agents", "mask"), ("agents", "action"), ("agents
 # that the reset infos lack; TorchRL builds the info spec from the reset infos only, so the step that ends
 # a played hand fails inside PettingZooWrapper._step. Strict: once the env is fixed these tests pass
 # and the marker must go.
-BLOCKED_BY_END_OF_HAND_INFOS = pytest.mark.xfail(
-    strict=True, raises=TypeError,
-    reason="infos at the end of a hand have keys the reset infos lack; TorchRL's info spec has only 'phase'")
-
-
 def wrapped(aec_env) -> PettingZooWrapper:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested")  # it names 1.24.3 only
@@ -103,7 +98,6 @@ def test_illegal_actions_are_counted_when_a_policy_plays_them():
     assert illegal_counts(rollout) == (8, 8)
 
 
-@BLOCKED_BY_END_OF_HAND_INFOS
 @pytest.mark.parametrize("policy", ["torchrl_random", "masked_categorical"])
 def test_masked_rollout_of_whole_hands_plays_no_illegal_action(policy, one_torch_thread):
     torch.manual_seed(0)  # TorchRL's random policy draws with torch's generator
@@ -120,7 +114,6 @@ def test_masked_rollout_of_whole_hands_plays_no_illegal_action(policy, one_torch
     assert (final_rewards != 0).any()
 
 
-@BLOCKED_BY_END_OF_HAND_INFOS
 def test_torchrl_ppo_example_trains_and_measures(monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["torchrl_ppo.py", "--frames", "400", "--frames-per-batch", "200",
                                       "--minibatch", "100", "--epochs", "1", "--hidden", "32",

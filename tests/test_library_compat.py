@@ -59,9 +59,10 @@ def _finished_hand_keeping_infos(seed: int, void: bool) -> list[tuple[dict, dict
 def test_infos_kept_from_an_early_step_are_never_mutated():
     for void in (True, False):
         kept = _finished_hand_keeping_infos(3, void)
-        assert set(kept[0][1]) == {"phase"}  # the first decision's info, checked below like all others
+        keys = set(kept[0][1])
+        assert keys == {"phase", "void", "caller", "partner", "team_points", "made", "multiplier", "payoffs"}
         for info, snapshot in kept:
-            assert info.keys() == snapshot.keys()
+            assert info.keys() == snapshot.keys() == keys  # one set of keys all hand long (TorchRL's info spec)
             for key, value in info.items():
                 assert np.array_equal(value, snapshot[key]), (void, key, value, snapshot[key])
 
@@ -73,9 +74,11 @@ def test_info_values_are_numbers_or_arrays():
             for key, value in info.items():
                 assert isinstance(value, (numbers.Number, np.ndarray)), (key, value)
             assert 0 <= info["phase"] < len(briscola_env.PHASE_NAMES)
+            assert info["payoffs"].shape == (5,)
             if briscola_env.PHASE_NAMES[info["phase"]] == "done":
                 seen_done.add(bool(info["void"]))
-                assert info["payoffs"].shape == (5,)
+            else:  # the outcome's "not yet" values
+                assert (info["caller"], info["void"], info["made"]) == (-1, False, False) and not info["payoffs"].any()
     assert seen_done == {True, False}  # both a void and a played hand were checked
 
 
