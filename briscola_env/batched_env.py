@@ -35,8 +35,8 @@ from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine import MAX_SEED
 from .engine.deal import SEED_RANGE, int_array
 from .engine.codes import Phase
-from .engine.state import _LAYOUT, _arrays, _from_arrays
-from .observation import (_RELATIVE, NUM_BIDS, PRIVILEGED_SPEC, RECORDS, SPEC, check_obs_dtype, encode_privileged,
+from .engine.state import LAYOUT, State
+from .observation import (NUM_BIDS, RELATIVE_SEAT, PRIVILEGED_SPEC, RECORDS, SPEC, check_obs_dtype, encode_privileged,
                           encode_state_of_play)
 from .rewards import check_reward_mode, hand_rewards
 from .rules import RulesConfig
@@ -57,8 +57,8 @@ _PLAYED_BY = _record_offset("played_by") - RECORDS.start
 # [actor + 1, viewer]: where the viewer's record of the actor's bid or card starts (the start of the
 # viewer's record in the game's, plus the actor's relative seat), and of the actor's pass.
 _VIEWER_START = np.arange(NUM_SEATS) * (SEAT_RECORDS.stop - SEAT_RECORDS.start)
-_ACTOR_AT = _VIEWER_START + _RELATIVE.T
-_PASSER_AT = _VIEWER_START + _RELATIVE.T * (NUM_BIDS + 1)
+_ACTOR_AT = _VIEWER_START + RELATIVE_SEAT.T
+_PASSER_AT = _VIEWER_START + RELATIVE_SEAT.T * (NUM_BIDS + 1)
 
 
 @dataclass
@@ -86,11 +86,6 @@ def _checked_seed(seed):
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative int or a NumPy SeedSequence; got {seed!r}")
     return int(seed)
-
-
-def _engine_key(key) -> str:
-    """The name of an engine field in a saved state: ``hidden.partner`` for a hidden one."""
-    return ".".join(key) if isinstance(key, tuple) else key
 
 
 def _checked_array(saved: dict, name: str, shape: tuple, dtype) -> np.ndarray:
@@ -176,7 +171,7 @@ class BatchedEnv:
 
     def state_dict(self) -> dict:
         """Everything needed to continue exactly where this env is: NumPy arrays and plain values."""
-        return {"engine": {_engine_key(key): array.copy() for key, array in _arrays(self.state)},
+        return {"engine": {name: array.copy() for name, array in self.state.to_arrays().items()},
                 "seat_records": self._seat_records.copy(), "shared_records": self._shared_records.copy(),
                 "deal_seeds": self.deal_seeds.copy(),
                 "rng": self._rng.bit_generator.state}
@@ -190,8 +185,8 @@ class BatchedEnv:
         if missing:
             raise ValueError(f"env state lacks {', '.join(missing)}; a state_dict() has them all")
         n = self.num_envs
-        arrays = {key: _checked_array(saved["engine"], _engine_key(key), (n,) + shape, dtype)
-                  for key, (shape, dtype, _) in _LAYOUT.items()}
+        arrays = {name: _checked_array(saved["engine"], name, (n,) + shape, dtype)
+                  for name, (shape, dtype, _) in LAYOUT.items()}
         seat_records = _checked_array(saved, "seat_records", self._seat_records_shape(), np.uint8)
         shared_records = _checked_array(saved, "shared_records", self._shared_records_shape(), np.uint8)
         deal_seeds = self._checked_deal_seeds(saved["deal_seeds"], "the saved deal_seeds")
@@ -200,7 +195,7 @@ class BatchedEnv:
             rng.bit_generator.state = saved["rng"]
         except (TypeError, ValueError, KeyError) as error:
             raise ValueError(f"the saved rng is not a {type(rng.bit_generator).__name__} state: {error!r}") from None
-        self.state = _from_arrays(self.rules, arrays)
+        self.state = State.from_arrays(self.rules, arrays)
         self._seat_records, self._shared_records = seat_records, shared_records
         self.deal_seeds, self._rng = deal_seeds, rng
         nothing = np.zeros(0, dtype=np.int64)

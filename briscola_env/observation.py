@@ -184,8 +184,9 @@ PRIVILEGED_SPEC = ObservationSpec([
 ])
 
 
-# _RELATIVE[me, seat + 1]: seat as seen from me (0 = me, 1 = next, ...); seat -1 (nobody) -> NUM_SEATS.
-_RELATIVE = np.array([[NUM_SEATS] + [(seat - me) % NUM_SEATS for seat in range(NUM_SEATS)]
+# RELATIVE_SEAT[me, seat + 1]: seat as the views show it to me (0 = me, 1 = next, ...); seat -1 (nobody)
+# -> NUM_SEATS, the index one-hot encoding writes as all zeros.
+RELATIVE_SEAT = np.array([[NUM_SEATS] + [(seat - me) % NUM_SEATS for seat in range(NUM_SEATS)]
                       for me in range(NUM_SEATS)], dtype=np.int64)
 _AROUND = (np.arange(NUM_SEATS)[:, None] + np.arange(NUM_SEATS)) % NUM_SEATS  # [me, r]: absolute seat
 
@@ -193,7 +194,7 @@ _AROUND = (np.arange(NUM_SEATS)[:, None] + np.arange(NUM_SEATS)) % NUM_SEATS  # 
 def _relative(seat: np.ndarray, me: np.ndarray) -> np.ndarray:
     """Seats (any shape, -1 = nobody) as seen from ``me`` (``(B,)``, broadcast over trailing axes)."""
     me = me.reshape(me.shape + (1,) * (seat.ndim - me.ndim))
-    return _RELATIVE.reshape(-1)[me * (NUM_SEATS + 1) + seat + 1]
+    return RELATIVE_SEAT.reshape(-1)[me * (NUM_SEATS + 1) + seat + 1]
 
 
 @lru_cache(maxsize=None)

@@ -254,7 +254,8 @@ class raw_env(AECEnv):
             legal = ", ".join(action_to_text(a, self.rules.ten_card) for a in self._legal_actions())
             what = (f"{action} ({action_to_text(action, self.rules.ten_card)!r})"
                     if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else repr(action))
-            raise ValueError(f"{agent}: illegal action {what} in phase {PHASE_NAMES[game.phase]!r}; legal actions: {legal}")
+            raise ValueError(f"{agent}: illegal action {what} in phase {PHASE_NAMES[game.phase]!r}; "
+                             f"legal actions: {legal}")
         self._views.step(int(action))
         self._observed.clear()
         self._legal = None

@@ -244,7 +244,7 @@ def replay(public: PublicView, deals: np.ndarray) -> State:
         actions = np.where(bidding, next_bid.argmax(axis=1) + 1, actions)
         actions = np.where(state.phase == Phase.CALL, CALL_OFFSET + public.called, actions)
         # Play: the card this seat played in the current trick.
-        trick = (state._cards_played // NUM_SEATS).astype(np.int64)
+        trick = state.trick_index.astype(np.int64)
         card = ((public.played_by == seat[:, None]) & (public.played_in == trick[:, None])).argmax(axis=1)
         actions = np.where(state.phase == Phase.PLAY, PLAY_OFFSET + card, actions)
         engine.step_inplace(state, actions, active)

@@ -618,9 +618,9 @@ def test_seat_roles_name_every_seat_and_index_the_payoffs():
     assert roles.tolist() == [[R.DEFENDER, R.CALLER, R.DEFENDER, R.PARTNER, R.DEFENDER],
                               [R.SOLO_DEFENDER, R.SOLO_DEFENDER, R.SOLO_CALLER, R.SOLO_DEFENDER, R.SOLO_DEFENDER]]
     pay = RulesConfig().payoff_table
-    tables = engine.init([0], RULES).tables
-    assert tables.payoff_by_role[roles].tolist() == [[pay.defender, pay.caller, pay.defender, pay.partner, pay.defender],
-                                                     [pay.solo_defender] * 2 + [pay.solo_caller] + [pay.solo_defender] * 2]
+    payoffs = engine.init([0], RULES).tables.payoff_by_role[roles]
+    assert payoffs.tolist() == [[pay.defender, pay.caller, pay.defender, pay.partner, pay.defender],
+                                [pay.solo_defender] * 2 + [pay.solo_caller] + [pay.solo_defender] * 2]
     assert engine.ROLE_NAMES == ("caller", "partner", "defender", "solo_caller", "solo_defender")
     assert engine.PHASE_NAMES == ("auction", "call", "play", "done")
     assert [getattr(Phase, name.upper()) for name in engine.PHASE_NAMES] == [0, 1, 2, 3]
@@ -643,3 +643,16 @@ def test_trick_winner_agrees_with_the_reference_on_random_tricks(rules_name):
         expected = game.trick_winner([(i, int(card)) for i, card in enumerate(cards[b, :sizes[b]])])
         assert (place[b], best[b]) == (expected, cards[b, expected]), b
     assert (trick_winner(rule_tables(rules), trump[:3], np.full((3, 5), -1)) == np.array([[-1] * 3, [0] * 3])).all()
+
+
+def test_to_arrays_gives_every_field_and_from_arrays_takes_them_back():
+    state = engine.init(np.arange(6), RULES)
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        engine.step_inplace(state, random_actions(state.legal_action_mask, rng))
+    arrays = state.to_arrays()
+    assert list(arrays) == list(engine.state.LAYOUT)
+    expected = state_arrays(state)
+    assert arrays.keys() == expected.keys() and all(arrays[name] is expected[name] for name in arrays)
+    rebuilt = State.from_arrays(RULES, {name: array.copy() for name, array in arrays.items()})
+    assert_same_games(rebuilt, state)

@@ -3,7 +3,10 @@
 Public fields are what everyone at the table sees. Hidden facts (the hands and
 the partner's seat) live in :class:`Hidden`, under ``state.hidden``, so that
 code building a player's view has to reach for them explicitly. Fields whose
-name starts with ``_`` are engine bookkeeping, derivable from the rest.
+name starts with ``_`` are engine bookkeeping, derivable from the rest, read and
+written by the engine alone. :data:`LAYOUT` names every array field, and
+:meth:`State.to_arrays` and :meth:`State.from_arrays` carry them all, for code
+that saves and restores whole states.
 """
 
 from __future__ import annotations
@@ -114,12 +117,26 @@ class State:
         """``(B, 5)`` bool, seats that have passed in the auction."""
         return (self._passed_bits[:, None] >> np.arange(NUM_SEATS, dtype=np.uint8)) & 1 != 0
 
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Every array field by its name in :data:`LAYOUT` (``"hidden.partner"`` for a hidden one):
+        the arrays themselves, not copies."""
+        hidden = self.hidden
+        return {name: getattr(hidden, attr) if in_hidden else getattr(self, attr) for name, attr, in_hidden in _FIELDS}
+
+    @classmethod
+    def from_arrays(cls, rules: RulesConfig, arrays: dict[str, np.ndarray]) -> "State":
+        """The state of games played under ``rules`` whose fields are ``arrays``, keyed as
+        :meth:`to_arrays` gives them (taken as they are, not copied)."""
+        hidden = Hidden(**{attr: arrays[name] for name, attr, in_hidden in _FIELDS if in_hidden})
+        public = {attr: arrays[name] for name, attr, in_hidden in _FIELDS if not in_hidden}
+        return cls(rules=rules, hidden=hidden, **public)
+
     def copy(self) -> "State":
-        return _map(self, np.copy)
+        return State.from_arrays(self.rules, {name: array.copy() for name, array in self.to_arrays().items()})
 
     def take(self, index) -> "State":
         """The games at ``index`` (an index array or mask) as a new, smaller state."""
-        return _map(self, lambda a: a[index])
+        return State.from_arrays(self.rules, {name: array[index] for name, array in self.to_arrays().items()})
 
     def put(self, index, other: "State") -> None:
         """Overwrite the games at ``index`` (an index array or mask picking ``other.batch_size``
@@ -135,8 +152,9 @@ class State:
                              f"of length {self.batch_size}): {error}") from None
         if np.shape(games) != (other.batch_size,):
             raise ValueError(f"index picks {np.size(games)} games but other holds {other.batch_size}")
-        for (_, dst), (_, src) in zip(_arrays(self), _arrays(other)):
-            dst[games] = src
+        sources = other.to_arrays()
+        for name, destination in self.to_arrays().items():
+            destination[games] = sources[name]
 
 
 def partner_revealed(called_card: np.ndarray, held: np.ndarray) -> np.ndarray:
@@ -150,28 +168,16 @@ def concatenate(states: list[State]) -> State:
     """One state holding the games of ``states`` in order (all under the same rules)."""
     if len({st.rules for st in states}) != 1:
         raise ValueError("can only concatenate states played under the same rules")
-    arrays = {key: np.concatenate([dict(_arrays(st))[key] for st in states]) for key in _LAYOUT}
-    return _from_arrays(states[0].rules, arrays)
+    every = [st.to_arrays() for st in states]
+    return State.from_arrays(states[0].rules, {name: np.concatenate([arrays[name] for arrays in every])
+                                               for name in LAYOUT})
 
 
-def _arrays(state: State):
-    """``(key, array)`` for every array field; ``key`` as in ``_LAYOUT``."""
-    for key in _LAYOUT:
-        yield key, getattr(state.hidden, key[1]) if isinstance(key, tuple) else getattr(state, key)
+HIDDEN = "hidden."  # the prefix of a hidden field's name in LAYOUT
 
-
-def _map(state: State, fn) -> State:
-    arrays = {key: fn(array) for key, array in _arrays(state)}
-    return _from_arrays(state.rules, arrays)
-
-
-def _from_arrays(rules: RulesConfig, arrays: dict) -> State:
-    hidden = Hidden(**{key[1]: arrays.pop(key) for key in list(arrays) if isinstance(key, tuple)})
-    return State(rules=rules, hidden=hidden, **arrays)
-
-
-# Shape (after the batch axis), dtype and starting value of every array field.
-_LAYOUT = {
+# Shape (after the batch axis), dtype and starting value of every array field, by name: a
+# State's own field, or "hidden." and a field of its Hidden.
+LAYOUT = {
     "phase": ((), np.int8, Phase.AUCTION),
     "current_player": ((), np.int8, -1),
     "dealer": ((), np.int8, -1),
@@ -193,8 +199,8 @@ _LAYOUT = {
     "team_points": ((), np.int16, -1),
     "contract_made": ((), bool, False),
     "multiplier": ((), np.int16, 0),
-    ("hidden", "hand_bits"): ((NUM_SEATS,), np.uint64, 0),
-    ("hidden", "partner"): ((), np.int8, -1),
+    "hidden.hand_bits": ((NUM_SEATS,), np.uint64, 0),
+    "hidden.partner": ((), np.int8, -1),
     "_cards_played": ((), np.int8, 0),
     "_passed_bits": ((), np.uint8, 0),
     "_legal_bits": ((), np.uint64, 0),
@@ -204,23 +210,23 @@ _LAYOUT = {
     "_best_card": ((), np.int8, -1),
     "_trick_points": ((), np.int16, 0),
 }
+# (name in LAYOUT, attribute, whether it is an attribute of state.hidden) of every array field
+_FIELDS = tuple((name, name.removeprefix(HIDDEN), name.startswith(HIDDEN)) for name in LAYOUT)
 
 
 def empty_state(rules: RulesConfig, batch_size: int) -> State:
     """A batch of games with every field at its starting value (and no cards dealt)."""
-    return _from_arrays(rules, {key: np.full((batch_size,) + shape, value, dtype=dtype)
-                                for key, (shape, dtype, value) in _LAYOUT.items()})
+    return State.from_arrays(rules, {name: np.full((batch_size,) + shape, value, dtype=dtype)
+                                     for name, (shape, dtype, value) in LAYOUT.items()})
 
 
 def clear_games(state: State, g: np.ndarray) -> None:
     """Set every field of the games ``g`` back to its starting value, in place."""
-    hidden = state.hidden
-    for key, (_, _, value) in _LAYOUT.items():
-        if isinstance(key, tuple):
-            getattr(hidden, key[1])[g] = value
-        else:
-            getattr(state, key)[g] = value
+    for name, array in state.to_arrays().items():
+        array[g] = LAYOUT[name][2]
 
 
 assert NUM_CARDS == NUM_TRICKS * NUM_SEATS
-assert {f.name for f in fields(State)} - {"rules", "hidden", "tables"} == {k for k in _LAYOUT if isinstance(k, str)}
+assert {attr for _, attr, in_hidden in _FIELDS if not in_hidden} == \
+    {f.name for f in fields(State)} - {"rules", "hidden", "tables"}
+assert {attr for _, attr, in_hidden in _FIELDS if in_hidden} == {f.name for f in fields(Hidden)}
