@@ -27,12 +27,14 @@ import torch
 from torch import nn
 
 from briscola_env import BatchedEnv, RulesConfig
+from briscola_env.batched_env import called_trick
 from briscola_env.cards import NUM_SEATS
 from briscola_env.engine import WITHOUT_SOLO, Phase, seat_roles
 from briscola_env.files import replace_atomically
 from briscola_env.observation import PRIVILEGED_SPEC, SPEC
 
 from .base import Agent
+from .play import play_games
 from .ppo import (CHECKPOINT_KINDS, checkpoint_kind, layout_signature, load_weights, probe_views, read_checkpoint,
                   refuse_non_finite_outputs, view_layers)
 
@@ -83,8 +85,6 @@ def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: 
                   rules: Optional[RulesConfig] = None) -> Views:
     """Play the games (``agents[seat_agents[g, s]]`` at seat ``s``) and keep the view of every
     decision in card play: each player's once per trick."""
-    from evaluation.play import play_games  # evaluation builds on agents: import late
-
     kept = []
 
     def observe(env: BatchedEnv, out) -> None:
@@ -101,8 +101,6 @@ def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: 
     deal_seeds = np.asarray(deal_seeds, dtype=np.int64)
     state, _ = play_games(agents, seat_agents, deal_seeds, rules, observe=observe)
     obs, partner, trick, role, revealed, game = (np.concatenate(parts) for parts in zip(*kept))
-    from briscola_env.batched_env import called_trick
-
     with_partner = (state.caller >= 0) & (state.hidden.partner != state.caller)
     return Views(obs, partner, trick, role, revealed, game, deal_seeds.copy(),
                  called_trick(state, np.arange(state.batch_size)).astype(np.int64), with_partner,

@@ -11,8 +11,9 @@ Everything is batched on the engine: the decisions of all the games passed to
 worlds, stepped together in chunks of at most ``max_games`` games (a few
 thousand: larger batches spill out of the caches and run slower per game).
 
-The rollout is an agent or an agent spec (:mod:`agents.registry`); in a spec, a rollout
-spec with options goes in brackets: ``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``.
+The rollout is an agent or an agent spec (:mod:`agents.spec`) naming one of :data:`ROLLOUT_AGENTS`;
+in a spec, a rollout spec with options goes in brackets:
+``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``.
 
 Candidates are all legal calls and cards; in the auction, the pass and the
 ``bids`` cheapest legal bids (the dearer bids follow from the cheap ones
@@ -40,6 +41,12 @@ from briscola_env.rules import RulesConfig
 from briscola_env.worlds import decode, replay, sample_deals, world_states
 
 from .base import Agent, check_number
+from .heuristic import HeuristicAgent
+from .random_agent import RandomAgent
+from .spec import build_agent
+
+# The agents a rollout spec may name, besides ppo:<checkpoint> and package.module:Class: all but pimc.
+ROLLOUT_AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent}
 
 
 class PIMCAgent(Agent):
@@ -56,11 +63,9 @@ class PIMCAgent(Agent):
         self.rules = rules or RulesConfig()
         self.belief = belief
         if isinstance(rollout, str):
-            from .registry import make_agent  # the registry knows this module: import late
-
             if rollout.split(":")[0] == "pimc":
                 raise ValueError("pimc: the rollout policy cannot itself be pimc")
-            rollout = make_agent(rollout, rules=self.rules)
+            rollout = build_agent(rollout, ROLLOUT_AGENTS, rules=self.rules)
         if not isinstance(rollout, Agent):
             raise ValueError(f"pimc: rollout must be an agent spec or an Agent; got {rollout!r}")
         self.rollout = rollout

@@ -32,7 +32,8 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import make_agent
-from agents.registry import AGENTS, NESTED_SPEC_EXAMPLE, describe_options
+from agents.registry import AGENTS
+from agents.spec import NESTED_SPEC_EXAMPLE, describe_options
 from briscola_env import __version__, preset
 from briscola_env.cards import LANGUAGES, NUM_SEATS
 from briscola_env.render import printable

@@ -23,13 +23,13 @@ from typing import Callable, ClassVar, Iterator, Optional, Sequence
 import numpy as np
 
 from agents import Agent
+from agents.play import play_games
 from briscola_env import engine
 from briscola_env.cards import NUM_SEATS
 from briscola_env.records import record as game_record
 from briscola_env.rules import RulesConfig
 
 from .bootstrap import bootstrap_ci
-from .play import play_games
 from .stats import AgentStats, agent_stats
 
 GAMES_PER_DEAL = 2 * (1 + NUM_SEATS)

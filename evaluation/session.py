@@ -15,11 +15,10 @@ from typing import Optional, Sequence
 import numpy as np
 
 from agents import Agent
+from agents.play import play_games
 from briscola_env import engine
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import RulesConfig
-
-from .play import play_games
 
 TABLE_SIZES = (5, 6, 7)
 
