@@ -25,8 +25,11 @@ config that is 7 MB after the first update and about 23 MB once the pool is full
 before, with every slot of the storage: BENCHMARKS.md, "Checkpoint size"). To play or ship a
 network alone (2 MB for the default config), `briscola export` writes just that.
 
-Reads top to bottom: config, seeding, environment and opponents, agent,
-rollout, update, logging, checkpoint, evaluation. PPO follows CleanRL's
+Reads top to bottom in the order of CleanRL's ppo.py: config, seeding, environment
+(and opponents), agent, rollout, update (the loss: ppo_loss), logging, checkpoint; then
+evaluation and the run itself. What a run needs besides PPO lives in the training package:
+the trajectory storage, the belief head's targets and tracker, the checkpoint's trainer
+state, the run folder's lock and the stop signals. PPO follows CleanRL's
 reference (clipped objective, GAE, optional value clipping, advantage
 normalisation, gradient clipping, learning-rate annealing), adapted to five
 seats taking turns: each learner seat's decisions in a hand form its own
@@ -40,10 +43,8 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import copy
 import dataclasses
-import fcntl
 import inspect
 import itertools
 import json
@@ -53,11 +54,10 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 import torch
@@ -69,15 +69,20 @@ import briscola_env
 from agents import HeuristicAgent, RandomAgent
 from agents.ppo import PolicyValueNet, PPOAgent, entropy, load_checkpoint, sample_actions, save_checkpoint
 from briscola_env import BatchedEnv, preset, records
-from briscola_env.actions import MIN_POINTS, NUM_ACTIONS, POINT_BID_OFFSET
-from briscola_env.cards import NUM_SEATS, NUM_TRICKS
-from briscola_env.engine import PHASE_NAMES, PLAY
+from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
+from briscola_env.cards import NUM_SEATS
+from briscola_env.engine import PHASE_NAMES
 from briscola_env.files import replace_atomically, write_atomically
 from briscola_env.observation import SPEC
 from briscola_env.rewards import REWARD_MODES
 from briscola_env.seeds import seed_sequence
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
+from training.belief_tracker import BeliefTracker, belief_targets
+from training.checkpoint import TRAINER_FORMAT, check_trainer_format, pack, same_weights, unpack
+from training.run_folder import RunError, run_contents, run_lock
+from training.stop_signals import Interrupted, StopSignals
+from training.trajectories import Trajectories, storage_capacity
 
 
 # ----------------------------------------------------------------------------- config
@@ -313,543 +318,177 @@ def resume_config(run: Path, overrides: list[str]) -> Config:
     return make_config({**saved, **changes})
 
 
-def git_commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-# ----------------------------------------------------------------------------- storage
-VIEW_BITS = np.flatnonzero(SPEC.high == 1)  # the view's flags and one-hot entries: 0 or 1, saved as bits
-VIEW_COUNTS = np.flatnonzero(SPEC.high > 1)  # its raw counts (points, tricks): saved as bytes
-
-
-class Trajectories:
-    """Learner decisions, kept until their hand ends; then their advantages are computed
-    and they are ready for an update. A ring of ``capacity`` slots; every step's decisions
-    and every step's ended hands are handled at once, without a loop over games."""
-
-    FIELDS = ("obs", "mask", "action", "logprob", "value", "advantage", "ret", "demo", "partner",
-              "game", "seat", "time", "in_use", "open", "ready")
-
-    def __init__(self, capacity: int, num_games: int):
-        self.capacity, self.num_games = capacity, num_games
-        self.obs = np.zeros((capacity, SPEC.size), dtype=np.uint8)
-        self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=bool)
-        self.action = np.zeros(capacity, dtype=np.int64)
-        self.logprob = np.zeros(capacity, dtype=np.float32)
-        self.value = np.zeros(capacity, dtype=np.float32)
-        self.advantage = np.zeros(capacity, dtype=np.float32)
-        self.ret = np.zeros(capacity, dtype=np.float32)
-        self.demo = np.full(capacity, -1, dtype=np.int64)  # the heuristic's action in a demo phase, else -1
-        self.partner = np.full(capacity, -1, dtype=np.int64)  # belief target: partner's relative seat, else -1
-        self.game = np.zeros(capacity, dtype=np.int64)
-        self.seat = np.zeros(capacity, dtype=np.int64)
-        self.time = np.zeros(capacity, dtype=np.int64)  # when the decision was made (orders a trajectory)
-        self.in_use = np.zeros(capacity, dtype=bool)
-        self.open = np.zeros(capacity, dtype=bool)  # its hand has not ended yet
-        self.ready = np.zeros(capacity, dtype=bool)  # completed, waiting for the next update
-        self.next = self.clock = 0
-
-    def add(self, games, seats, obs, mask, action, logprob, value, demo, partner) -> None:
-        at = (self.next + np.arange(len(games))) % self.capacity
-        if self.in_use[at].any():
-            raise RuntimeError("trajectory storage full: raise its capacity")
-        self.next = int((self.next + len(games)) % self.capacity)
-        self.in_use[at] = self.open[at] = True
-        self.obs[at], self.mask[at], self.action[at] = obs, mask, action
-        self.logprob[at], self.value[at], self.demo[at], self.partner[at] = logprob, value, demo, partner
-        self.game[at], self.seat[at], self.time[at] = games, seats, self.clock
-        self.clock += 1
-
-    def finish(self, games: np.ndarray, rewards: np.ndarray, gamma: float, lam: float) -> None:
-        """The hands in ``games`` ended with ``rewards`` (num_games, 5): each learner seat's
-        trajectory in them gets its GAE, with the payoff on its last decision."""
-        ended = np.zeros(self.num_games, dtype=bool)
-        ended[games] = True
-        ids = np.flatnonzero(self.open & ended[self.game])
-        if not len(ids):
-            return
-        ids = ids[np.lexsort((self.time[ids], self.seat[ids], self.game[ids]))]  # trajectory by trajectory
-        trajectory = self.game[ids] * NUM_SEATS + self.seat[ids]
-        last = np.append(trajectory[1:] != trajectory[:-1], True)  # each trajectory's last decision
-        values = self.value[ids]
-        following = np.where(last, 0.0, np.append(values[1:], 0.0))  # no value after the last decision
-        deltas = gamma * following - values + np.where(last, rewards[self.game[ids], self.seat[ids]], 0.0)
-        # GAE backwards from each trajectory's end, all trajectories at once.
-        ends = np.flatnonzero(last)
-        to_end = ends[np.searchsorted(ends, np.arange(len(ids)))] - np.arange(len(ids))
-        advantage = np.zeros(len(ids), dtype=np.float64)
-        for distance in range(int(to_end.max()) + 1):
-            rows = np.flatnonzero(to_end == distance)
-            advantage[rows] = deltas[rows] + (gamma * lam * advantage[rows + 1] if distance else 0.0)
-        self.advantage[ids] = advantage
-        self.ret[ids] = advantage + values
-        self.open[ids], self.ready[ids] = False, True
-
-    def take_ready(self) -> np.ndarray:
-        ids = np.flatnonzero(self.ready)
-        self.ready[ids] = self.in_use[ids] = False
-        return ids
-
-    def state_dict(self) -> dict:
-        """What resumes the storage exactly: the slots in use (``rows``), field by field, and the ring's
-        position. A free slot is rewritten by :meth:`add` (and :meth:`finish`, for its advantage and
-        return) before anything reads it, so it is left out: at an update boundary only the open
-        trajectories of hands in progress are in use (an eighth to a fifth of the capacity in the
-        default config). The views' 0/1 entries and the masks are packed as bits."""
-        rows = np.flatnonzero(self.in_use)
-        saved = {name: getattr(self, name)[rows] for name in self.FIELDS if name != "in_use"}
-        obs = saved["obs"]
-        if obs[:, VIEW_BITS].max(initial=0) > 1:
-            raise RuntimeError("an observation entry that SPEC.high says is 0 or 1 holds more: "
-                               "it cannot be saved as a bit")
-        saved["obs"] = {"bits": np.packbits(obs[:, VIEW_BITS], axis=1), "counts": obs[:, VIEW_COUNTS]}
-        saved["mask"] = np.packbits(saved["mask"], axis=1)
-        return saved | {"rows": rows, "next": self.next, "clock": self.clock}
-
-    def load_state_dict(self, saved: dict) -> None:
-        """Restore :meth:`state_dict`'s slots in use; every other slot is free."""
-        expected = [name for name in self.FIELDS if name != "in_use"] + ["rows", "next", "clock"]
-        missing = [name for name in expected if name not in saved]
-        if missing:
-            raise ValueError(f"the checkpoint's trajectory storage lacks {missing}: it was written by an "
-                             "older train.py, whose runs cannot be resumed by this one")
-        rows = saved["rows"]
-        obs = np.empty((len(rows), SPEC.size), dtype=np.uint8)
-        obs[:, VIEW_BITS] = np.unpackbits(saved["obs"]["bits"], axis=1, count=len(VIEW_BITS))
-        obs[:, VIEW_COUNTS] = saved["obs"]["counts"]
-        self.in_use[:] = self.open[:] = self.ready[:] = False
-        self.in_use[rows] = True
-        self.obs[rows] = obs
-        self.mask[rows] = np.unpackbits(saved["mask"], axis=1, count=NUM_ACTIONS)
-        for name in self.FIELDS:
-            if name not in ("obs", "mask", "in_use"):
-                getattr(self, name)[rows] = saved[name]
-        self.next, self.clock = saved["next"], saved["clock"]
-
-
-def belief_targets(state, out, rows: np.ndarray) -> np.ndarray:
-    """The belief head's target for the decisions ``rows``: the partner's seat relative to the
-    player to act (his own if he is the partner, or the solo caller), on card-play decisions
-    before the called card is played; -1 elsewhere. From the privileged state: training only."""
-    partner = state.hidden.partner[rows].astype(np.int64)
-    hidden = SPEC.view(out.obs[rows], "partner_revealed")[:, 0] == 0
-    asked = (state.phase[rows] == PLAY) & (partner >= 0) & hidden
-    return np.where(asked, (partner - out.seat[rows]) % NUM_SEATS, -1)
-
-
-class BeliefTracker:
-    """The belief head's accuracy by trick, for TensorBoard, and the concealment reward: per
-    game, the running sum over the learner's caller and defender views before the reveal of
-    (chance - the head's probability on the true partner). The partner's own views are left
-    out: he knows."""
-
-    CHANCE = 0.25
-
-    def __init__(self, num_envs: int):
-        self.sums = np.zeros((num_envs, 2))  # per game: sum of (chance - p_true), number of views
-        self.hits = np.zeros((NUM_TRICKS, 2))  # per trick: right guesses, views (since the last log)
-        self.scores = []  # per finished hand with a partner: its mean (chance - p_true)
-
-    def observe(self, state, rows: np.ndarray, partner: np.ndarray, probabilities: np.ndarray) -> None:
-        outsider = np.flatnonzero((partner >= 0) & (state.current_player[rows] != state.hidden.partner[rows]))
-        target = partner[outsider]
-        p_true = probabilities[outsider, target]
-        np.add.at(self.hits, (state.trick_index[rows[outsider]].astype(np.int64), 0),
-                  probabilities[outsider].argmax(axis=1) == target)
-        np.add.at(self.hits, (state.trick_index[rows[outsider]].astype(np.int64), 1), 1)
-        np.add.at(self.sums, (rows[outsider], 0), self.CHANCE - p_true)
-        np.add.at(self.sums, (rows[outsider], 1), 1)
-
-    def finish_hands(self, rewards: np.ndarray, ended: np.ndarray, info: dict, coef: float) -> None:
-        """Add the concealment reward to the partner's payoff in the hands that ended (if ``coef``)."""
-        caller, partner = info["caller"][ended], info["partner"][ended].astype(np.int64)
-        total, views = self.sums[ended, 0], self.sums[ended, 1]
-        paid = (caller >= 0) & (partner != caller) & (views > 0)
-        score = total[paid] / views[paid]
-        if coef:
-            rewards[ended[paid], partner[paid]] += coef * score
-        self.scores.extend(score.tolist())
-        self.sums[ended] = 0
-
-    def log(self, writer, step: int) -> None:
-        for trick in np.flatnonzero(self.hits[:, 1]):
-            writer.add_scalar(f"belief/accuracy_by_trick/trick_{trick + 1}",
-                              self.hits[trick, 0] / self.hits[trick, 1], step)
-        if self.scores:  # how well the partners hid from the head (the reward, before its coefficient)
-            writer.add_scalar("concealment/hiding_score", float(np.mean(self.scores)), step)
-        self.hits[:], self.scores = 0, []
-
-    def state_dict(self) -> dict:
-        return {"sums": self.sums}
-
-    def load_state_dict(self, saved: dict) -> None:
-        self.sums[...] = saved["sums"]
-
-
-TRAINER_FORMAT = 2
-"""Layout of a training checkpoint's trainer state. 2: the storage's slots in use, with bits packed, and
-each snapshot once; 1 (unmarked): every slot of the storage, 186 MB for the default config."""
-
-
-def pack(obj):
-    """NumPy arrays inside ``obj`` as tensors (checkpoints hold only tensors and plain values)."""
-    if isinstance(obj, np.ndarray):
-        return {"__array__": str(obj.dtype), "shape": list(obj.shape),
-                "bytes": torch.from_numpy(np.ascontiguousarray(obj).view(np.uint8).reshape(-1).copy())}
-    if isinstance(obj, dict):
-        return {key: pack(value) for key, value in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [pack(value) for value in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    return obj
-
-
-def same_weights(one: torch.nn.Module, other: torch.nn.Module) -> bool:
-    """The two networks hold the same weights, bit for bit (wherever they are)."""
-    mine, theirs = one.state_dict(), other.state_dict()
-    return mine.keys() == theirs.keys() and all(torch.equal(mine[name].cpu(), theirs[name].cpu()) for name in mine)
-
-
-def unpack(obj):
-    if isinstance(obj, dict) and "__array__" in obj:
-        return obj["bytes"].numpy().view(np.dtype(obj["__array__"])).reshape(obj["shape"]).copy()
-    if isinstance(obj, dict):
-        return {key: unpack(value) for key, value in obj.items()}
-    if isinstance(obj, list):
-        return [unpack(value) for value in obj]
-    return obj
-
-
-# ----------------------------------------------------------------------------- run folder and signals
-LOCK_FILE = "train.lock"
-
-
-class RunError(ValueError):
-    """A run that cannot start as asked: its folder taken, in use or not resumable, or its device missing."""
-
-
-class Interrupted(Exception):
-    """Training stopped on SIGINT or SIGTERM, with a checkpoint at an update boundary."""
-
-    def __init__(self, signum: int, message: str):
-        super().__init__(message)
-        self.signum = signum
-
-
-class StopSignals:
-    """SIGINT (Ctrl-C) and SIGTERM (kill, schedulers) while training are noted and acted on at the
-    next update boundary: a checkpoint taken mid-rollout would hold half-made trajectories and a
-    rollout's worth of decisions that the resumed run would not repeat. A second signal stops at
-    once (KeyboardInterrupt), leaving the last checkpoint as it was; so does the first, once
-    ``at_once`` is set (for work after training, whose files are written whole or not at all)."""
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self):
-        self.received: Optional[int] = None
-        self.at_once = False
-        self.previous = {}
-
-    def __enter__(self) -> "StopSignals":
-        if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
-            self.previous = {signum: signal.signal(signum, self.note) for signum in self.SIGNALS}
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for signum, handler in self.previous.items():
-            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-        self.previous = {}
-
-    def note(self, signum, frame) -> None:
-        if self.received is not None or self.at_once:
-            raise KeyboardInterrupt
-        self.received = signum
-
-
-@contextlib.contextmanager
-def run_lock(run: Path):
-    """Hold an exclusive lock on the run folder for the run's duration, so that two trainers never
-    share one (they would race on checkpoint.pt). flock: the system releases it however we end."""
-    with open(run / LOCK_FILE, "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RunError(f"{run} is in use by another train.py (it holds {run / LOCK_FILE}); "
-                                 "wait for it to end, or train in another folder") from None
-        yield
-
-
-def run_contents(run: Path) -> list[Path]:
-    """What a run folder holds besides its lock file (nothing if it does not exist)."""
-    if run.exists() and not run.is_dir():
-        raise RunError(f"{run} is a file, not a run folder")
-    return [path for path in run.iterdir() if path.name != LOCK_FILE] if run.exists() else []
-
-
-def check_trainer_format(payload: dict, path: Path) -> None:
-    """The checkpoint's trainer state is in the layout this train.py resumes (:data:`TRAINER_FORMAT`)."""
-    found = payload["trainer"].get("format", 1) if isinstance(payload["trainer"], dict) else None
-    if found != TRAINER_FORMAT:
-        writer = "an older train.py, which saved every storage slot" if found == 1 else "another train.py"
-        raise RunError(f"{path} holds trainer state of format {found!r}, written by {writer}; this train.py "
-                       f"resumes format {TRAINER_FORMAT} only: resume it with the version that wrote it, "
-                       "or start afresh (overwrite=true)")
-
-
-def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
-    """The checkpoint was written by the run its folder's config.yaml describes."""
-    theirs = payload.get("config", {})
-    fixed = [key for key, value in dataclasses.asdict(config).items()
-             if key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir") and key in theirs and theirs[key] != value]
-    if fixed:
-        raise RunError(f"{path} was written by another run than its folder's config.yaml describes "
-                             f"(they differ in {', '.join(fixed)}); it cannot be resumed as this run")
-
-
-def training_device(name: str) -> torch.device:
-    if name == "cuda" and not torch.cuda.is_available():
-        raise RunError("config key 'device' is 'cuda', but PyTorch sees no CUDA device here")
-    return torch.device("cuda" if name == "auto" and torch.cuda.is_available() else "cpu" if name == "auto" else name)
-
-
-# ----------------------------------------------------------------------------- training
-def train(config: Config, resume: Optional[Path] = None) -> Path:
-    """Train a new run in run_dir/exp_name-seed, or continue the run folder ``resume``; returns
-    the folder. Everything is checked before a file is written: a folder that already holds a run
-    is refused (unless ``overwrite``), and one a trainer is using always is. SIGINT and SIGTERM
-    stop at the next update boundary with a checkpoint, raising :class:`Interrupted`. A new run
-    that ends before its first checkpoint leaves no folder behind."""
-    check_config(config)
-    device = training_device(config.device)
-    run = Path(config.run_dir) / f"{config.exp_name}-{config.seed}" if resume is None else Path(resume)
-    payload = None
-    if resume is not None:
-        try:
-            payload = load_checkpoint(run / "checkpoint.pt", training=True)
-        except ValueError as error:
-            raise RunError(str(error)) from None
-        check_trainer_format(payload, run / "checkpoint.pt")
-        check_checkpoint_matches(payload, config, run / "checkpoint.pt")
-    elif run_contents(run) and not config.overwrite:
-        raise RunError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
-                             "choose another exp_name, seed or run_dir, or replace it with overwrite=true")
-    with StopSignals() as stop:
-        run.mkdir(parents=True, exist_ok=True)
-        with run_lock(run):
-            try:
-                if resume is None:
-                    start_run_folder(run, config)
-                return run_training(config, run, payload, device, stop)
-            except BaseException:
-                if resume is None and not (run / "checkpoint.pt").exists():
-                    shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave nothing behind
-                raise
-
-
-def start_run_folder(run: Path, config: Config) -> None:
-    """Empty the folder (``overwrite``: checked before) and save the run's resolved config."""
-    for path in run_contents(run):
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
-    values = {key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}
-    write_atomically(run / "config.yaml", yaml.safe_dump(
-        {**values, "version": briscola_env.__version__, "git_commit": git_commit()}))
-
-
-def save_resumed_config(run: Path, config: Config) -> None:
-    """Keep config.yaml the run's own after a resume with overrides (how far, cadence, hardware),
-    so that the next resume goes on with them."""
-    saved = read_mapping(run / "config.yaml")
-    values = {**saved, **{key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}}
-    if values != saved:
-        write_atomically(run / "config.yaml", yaml.safe_dump(values))
-
-
-def run_training(config: Config, run: Path, payload: Optional[dict], device: torch.device,
-                 stop: StopSignals) -> Path:
-    # Seeding: every random source comes from the config's seed.
-    rng = np.random.default_rng(config.seed)
-    torch.manual_seed(config.seed)
-    sampler = torch.Generator().manual_seed(config.seed)
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
-
-    # Environment and opponents: owner[g, s] = 0 learner, 1 heuristic, 2 + k snapshot k.
-    rules = preset(config.rules)
-    # Deals from a stream of their own (briscola_env.seeds), drawn apart from every evaluation's, whatever its seed.
-    env = BatchedEnv(config.num_envs, rules, seed=seed_sequence("train-env", config.seed), reward=config.reward)
-    out = env.reset()
-    heuristic = HeuristicAgent(rules, seed=config.seed)
-    demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
-    owner = np.zeros((config.num_envs, NUM_SEATS), dtype=np.int64)
-    pool: list[PolicyValueNet] = []
-
-    def assign_seats(games: np.ndarray) -> None:
-        owner[games] = 0
+# ----------------------------------------------------------------------------- seeding, environment, agent
+class Trainer:
+    """A run's state between two updates, which its checkpoint saves, set up from its config in
+    CleanRL's order: seeding, environment, agent (and its opponents). :func:`rollout`,
+    :func:`update_policy`, :func:`log_update` and :func:`save_training_checkpoint` take it through
+    an update; :func:`restore` puts it back where a checkpoint left it."""
+
+    def __init__(self, config: Config, device: torch.device):
+        self.config, self.device = config, device
+
+        # Seeding: every random source comes from the config's seed.
+        self.rng = np.random.default_rng(config.seed)  # the seats' players
+        torch.manual_seed(config.seed)  # the network's initial weights
+        self.sampler = torch.Generator().manual_seed(config.seed)  # the actions sampled, the minibatches
+        if config.torch_threads:
+            torch.set_num_threads(config.torch_threads)
+
+        # Environment. Deals from a stream of their own (briscola_env.seeds), drawn apart from every
+        # evaluation's, whatever its seed.
+        self.rules = preset(config.rules)
+        self.env = BatchedEnv(config.num_envs, self.rules, seed=seed_sequence("train-env", config.seed),
+                              reward=config.reward)
+        self.out = self.env.reset()
+        self.heuristic = HeuristicAgent(self.rules, seed=config.seed)  # an opponent and the demonstrator
+        self.demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
+
+        # Agent.
+        self.net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0).to(device)
+        # fused: one kernel for the whole step (PyTorch 2.4+ on CPU), 6x faster than the default here
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
+        self.storage = Trajectories(storage_capacity(config.num_envs, config.num_steps), config.num_envs)
+        self.belief = BeliefTracker(config.num_envs)
+
+        # Opponents: the players of the first hands' seats.
+        self.table = Table(config, self.net, self.heuristic, self.rng, self.sampler)
+        self.table.seat_new_hands(np.arange(config.num_envs))
+
+        self.num_updates = max(1, config.total_decisions // (config.num_envs * config.num_steps))
+        self.update = self.decisions = 0  # updates done and decisions made (by every seat) so far
+        self.env_time = 0.0  # seconds this process spent stepping the environment
+
+
+# ----------------------------------------------------------------------------- opponents
+LEARNER, HEURISTIC, FIRST_SNAPSHOT = 0, 1, 2
+"""Places in :attr:`Table.agents`: the learner, the heuristic agent, then the pool's snapshots."""
+
+
+class SnapshotPlayer:
+    """A past snapshot of the policy as an opponent: it samples its actions with the trainer's sampler."""
+
+    def __init__(self, net: PolicyValueNet, sampler: torch.Generator):
+        self.net, self.sampler = net, sampler
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(mask))
+        return sample_actions(torch.log_softmax(logits, 1), self.sampler).numpy()
+
+
+class Table:
+    """Who plays each seat of the games in progress, handed out as :func:`evaluation.play.play_games`
+    does: ``agents[seat_agents[g, s]]`` plays seat ``s`` of game ``g``. The agents are the learner
+    (the network being trained: only its decisions are stored), the heuristic agent, then the
+    opponent pool's snapshots of the learner, oldest first (up to pool_size: the oldest is dropped)."""
+
+    def __init__(self, config: Config, learner: PolicyValueNet, heuristic: HeuristicAgent,
+                 rng: np.random.Generator, sampler: torch.Generator):
+        self.config, self.rng, self.sampler = config, rng, sampler
+        self.learner, self.heuristic = learner, heuristic
+        self.snapshots: list[PolicyValueNet] = []
+        self.seat_agents = np.zeros((config.num_envs, NUM_SEATS), dtype=np.int64)
+
+    @property
+    def agents(self) -> list:
+        return [self.learner, self.heuristic, *(SnapshotPlayer(net, self.sampler) for net in self.snapshots)]
+
+    def seat_new_hands(self, games: np.ndarray) -> None:
+        """Seat the hands just dealt in ``games``: the learner everywhere, except that in a share
+        (opponent_share) of them 1 to 4 seats go to the pool, each to the heuristic agent with
+        probability heuristic_share and otherwise to a snapshot drawn at random (once there are any)."""
+        config, rng, snapshots = self.config, self.rng, self.snapshots
+        self.seat_agents[games] = LEARNER
         for g in games[rng.random(len(games)) < config.opponent_share]:
-            seats = rng.choice(NUM_SEATS, size=rng.integers(1, NUM_SEATS), replace=False)
-            for s in seats:
-                use_snapshot = pool and rng.random() >= config.heuristic_share
-                owner[g, s] = 2 + int(rng.integers(len(pool))) if use_snapshot else 1
+            for s in rng.choice(NUM_SEATS, size=rng.integers(1, NUM_SEATS), replace=False):
+                use_snapshot = snapshots and rng.random() >= config.heuristic_share
+                player = FIRST_SNAPSHOT + int(rng.integers(len(snapshots))) if use_snapshot else HEURISTIC
+                self.seat_agents[g, s] = player
 
-    assign_seats(np.arange(config.num_envs))
+    def add_snapshot(self, net: PolicyValueNet) -> None:
+        """Add ``net`` to the pool, dropping the oldest snapshot beyond pool_size. Seats keep their index
+        into :attr:`agents`: a hand in progress at a seat of a dropped snapshot goes on with the next
+        newer one (as the pool always did: changing it would change the runs)."""
+        self.snapshots.append(net)
+        del self.snapshots[:-self.config.pool_size]
 
-    # Agent.
-    net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0).to(device)
-    # fused: one kernel for the whole step (PyTorch 2.4+ on CPU), 6x faster than the default here
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
-    storage = Trajectories(config.num_envs * (config.num_steps + 160), config.num_envs)
-    belief = BeliefTracker(config.num_envs)
-    decisions_per_update = config.num_envs * config.num_steps
-    num_updates = max(1, config.total_decisions // decisions_per_update)
-    update = decisions = 0
+    def seat_shares(self) -> dict[str, float]:
+        """The share of all seats that each kind of player holds now."""
+        counts = np.bincount(np.minimum(self.seat_agents, FIRST_SNAPSHOT).ravel(), minlength=FIRST_SNAPSHOT + 1)
+        return dict(zip(("learner", "heuristic", "snapshot"), counts / self.seat_agents.size))
 
-    if payload is not None:
-        saved = unpack(payload["trainer"])
-        net.load_state_dict(payload["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        out = env.load_state_dict(saved["env"])
-        storage.load_state_dict(saved["storage"])
-        belief.load_state_dict(saved["belief"])
-        owner[...] = saved["owner"]
-        for state in saved["pool"] + ([payload["model"]] if saved["pool_ends_with_model"] else []):
-            pool.append(PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0))
-            pool[-1].load_state_dict(state)
-        rng.bit_generator.state = saved["rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        sampler.set_state(saved["sampler"])
-        update, decisions = saved["update"], saved["decisions"]
-        if update >= num_updates and (run / "summary.md").exists():
-            print(f"{run} already finished: {update} updates, {decisions:,} decisions; "
-                  f"its results are in {run / 'summary.md'}", file=sys.stderr)
-            return run
-        save_resumed_config(run, config)
-    if update < num_updates:  # going further than a finished run went: its results are stale
-        for stale in (run / "summary.md", run / "games.jsonl"):
-            stale.unlink(missing_ok=True)
 
-    # A process killed (kill -9) after its last checkpoint may have logged scalars of updates that the
-    # resumed run does again: purge_step makes TensorBoard drop what earlier files hold past the checkpoint.
-    writer = SummaryWriter(str(run), purge_step=decisions + 1 if payload is not None else None)
+# ----------------------------------------------------------------------------- rollout
+def rollout(trainer: Trainer) -> list[dict]:
+    """Every game makes num_steps decisions; hands that end complete their trajectories and are
+    dealt anew. Returns, step by step, the facts of the hands that ended (for :func:`log_games`)."""
+    config, table = trainer.config, trainer.table
+    games = np.arange(config.num_envs)
+    finished = []
+    for _ in range(config.num_steps):
+        out = trainer.out
+        who = table.seat_agents[games, out.seat]
+        actions = np.empty(config.num_envs, dtype=np.int64)
+        learn = np.flatnonzero(who == LEARNER)
+        actions[learn] = learner_acts(trainer, learn)
+        for index, agent in enumerate(table.agents[HEURISTIC:], start=HEURISTIC):
+            rows = np.flatnonzero(who == index)
+            if rows.size:
+                actions[rows] = agent.act(out.obs[rows], out.mask[rows])
+        tick = time.time()
+        trainer.out = out = trainer.env.step(actions)
+        trainer.env_time += time.time() - tick
+        trainer.decisions += config.num_envs
+        ended = np.flatnonzero(out.done)
+        rewards = out.rewards.copy()
+        trainer.belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
+        trainer.storage.finish(ended, rewards, config.gamma, config.gae_lambda)
+        finished.append({key: out.info[key][ended] for key in GAME_FACTS}
+                        | {"learner": table.seat_agents[ended] == LEARNER})
+        table.seat_new_hands(ended)
+    return finished
 
-    def checkpoint() -> None:
-        writer.flush()  # every scalar up to this boundary is on disk before the checkpoint says it was reached
-        # A snapshot taken at this update boundary is the network itself: saved once, as the model.
-        newest_is_model = bool(pool) and same_weights(pool[-1], net)
-        trainer = {"format": TRAINER_FORMAT, "optimizer": optimizer.state_dict(), "env": env.state_dict(),
-                   "storage": storage.state_dict(), "belief": belief.state_dict(), "owner": owner,
-                   "pool": [p.state_dict() for p in pool[:len(pool) - newest_is_model]],
-                   "pool_ends_with_model": newest_is_model, "rng": rng.bit_generator.state,
-                   "torch_rng": torch.get_rng_state(), "sampler": sampler.get_state(),
-                   "update": update, "decisions": decisions}
-        save_checkpoint(run / "checkpoint.pt", net, config=dataclasses.asdict(config), trainer=pack(trainer))
 
-    env_time = 0.0
-    start, start_decisions = time.time(), decisions
-    bar = tqdm(total=num_updates, initial=update, desc=config.exp_name, file=sys.stderr)
-    latest_eval = ""
-    stop_at = min(num_updates, update + config.stop_after) if config.stop_after else num_updates
-    while update < stop_at and stop.received is None:
-        # Rollout: every game makes num_steps decisions; hands that end complete their trajectories.
-        finished = []
-        for _ in range(config.num_steps):
-            seat = out.seat
-            who = owner[np.arange(config.num_envs), seat]
-            actions = np.empty(config.num_envs, dtype=np.int64)
-            learn = np.flatnonzero(who == 0)
-            learner_obs, learner_mask = out.obs[learn], out.mask[learn]
-            with torch.no_grad():
-                logits, value, belief_logits = net.heads(torch.from_numpy(learner_obs).to(device),
-                                                         torch.from_numpy(learner_mask).to(device))
-                log_probs = torch.log_softmax(logits, dim=1)
-                action = sample_actions(log_probs, sampler)
-                logprob = log_probs.gather(1, action[:, None]).squeeze(1)
-                action = action.cpu().numpy()
-            actions[learn] = action
-            partner = belief_targets(env.state, out, learn)
-            if belief_logits is not None:
-                belief.observe(env.state, learn, partner, torch.softmax(belief_logits, 1).cpu().numpy())
-            demo = np.full(len(learn), -1, dtype=np.int64)
-            if demo_weight(config, update, num_updates) > 0:
-                shown = np.flatnonzero(SPEC.view(learner_obs, "phase")[:, demo_phases].any(axis=1))
-                demo[shown] = heuristic.act(learner_obs[shown], learner_mask[shown])
-            storage.add(learn, seat[learn], learner_obs, learner_mask, action,
-                        logprob.cpu().numpy(), value.cpu().numpy(), demo, partner)
-            by_heuristic = np.flatnonzero(who == 1)
-            if by_heuristic.size:
-                actions[by_heuristic] = heuristic.act(out.obs[by_heuristic], out.mask[by_heuristic])
-            for k, snapshot in enumerate(pool):
-                rows = np.flatnonzero(who == 2 + k)
-                if rows.size:
-                    with torch.no_grad():
-                        logits, _ = snapshot(torch.from_numpy(out.obs[rows]), torch.from_numpy(out.mask[rows]))
-                    actions[rows] = sample_actions(torch.log_softmax(logits, 1), sampler).numpy()
-            tick = time.time()
-            out = env.step(actions)
-            env_time += time.time() - tick
-            decisions += config.num_envs
-            ended = np.flatnonzero(out.done)
-            rewards = out.rewards.copy()
-            belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
-            storage.finish(ended, rewards, config.gamma, config.gae_lambda)
-            finished.append({key: out.info[key][ended] for key in GAME_FACTS} | {"learner": owner[ended] == 0})
-            assign_seats(ended)
+def learner_acts(trainer: Trainer, games: np.ndarray) -> np.ndarray:
+    """The learner's actions in ``games``, sampled from the network; each is stored as a decision with
+    what the update needs: its log-probability and value, the heuristic's action where the phase is
+    demonstrated, and the belief head's target."""
+    out, device = trainer.out, trainer.device
+    obs, mask = out.obs[games], out.mask[games]
+    with torch.no_grad():
+        logits, value, belief_logits = trainer.net.heads(torch.from_numpy(obs).to(device),
+                                                         torch.from_numpy(mask).to(device))
+        log_probs = torch.log_softmax(logits, dim=1)
+        action = sample_actions(log_probs, trainer.sampler)
+        logprob = log_probs.gather(1, action[:, None]).squeeze(1)
+        action = action.cpu().numpy()
+    partner = belief_targets(trainer.env.state, out, games)
+    if belief_logits is not None:
+        trainer.belief.observe(trainer.env.state, games, partner, torch.softmax(belief_logits, 1).cpu().numpy())
+    demo = np.full(len(games), -1, dtype=np.int64)
+    if demo_weight(trainer.config, trainer.update, trainer.num_updates) > 0:
+        shown = np.flatnonzero(SPEC.view(obs, "phase")[:, trainer.demo_phases].any(axis=1))
+        demo[shown] = trainer.heuristic.act(obs[shown], mask[shown])
+    trainer.storage.add(games, out.seat[games], obs, mask, action, logprob.cpu().numpy(), value.cpu().numpy(),
+                        demo, partner)
+    return action
 
-        # Update: PPO on every completed learner decision.
-        update += 1
-        if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (1 - (update - 1) / num_updates)
-        ids = storage.take_ready()
-        stats = ppo_update(net, optimizer, storage, ids, config, sampler, device,
-                           demo_weight(config, update - 1, num_updates)) if len(ids) else {}
 
-        # Logging.
-        sps = int((decisions - start_decisions) / max(time.time() - start, 1e-9))
-        writer.add_scalar("charts/SPS", sps, decisions)
-        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], decisions)
-        for name, value in stats.items():
-            writer.add_scalar(name if "/" in name else f"losses/{name}", value, decisions)
-        log_games(writer, finished, decisions)
-        belief.log(writer, decisions)
-        shares = np.bincount(np.minimum(owner, 2).ravel(), minlength=3) / owner.size
-        for name, share in zip(("learner", "heuristic", "snapshot"), shares):
-            writer.add_scalar(f"pool/{name}_seats", share, decisions)
-        writer.add_scalar("pool/snapshots", len(pool), decisions)
-        if update % config.snapshot_every == 0:
-            pool.append(copy.deepcopy(net).cpu().eval())
-            del pool[:-config.pool_size]
-        if update % config.eval_every == 0 or update == num_updates:
-            latest_eval = evaluate(net, rules, config, writer, decisions, config.eval_deals, update)
-        if update % config.checkpoint_every == 0:
-            checkpoint()
-        bar.set_postfix_str(f"SPS {sps} {latest_eval}")
-        bar.update(1)
-    bar.close()
-    checkpoint()
-    if stop.received is not None:
-        writer.close()
-        raise Interrupted(stop.received, f"{signal.Signals(stop.received).name}: stopped after update {update} "
-                                         f"of {num_updates}, checkpointed; continue: python train.py --resume {run}")
-    if update < num_updates:
-        print(f"stopped after update {update} of {num_updates}: python train.py --resume {run}", file=sys.stderr)
-        writer.close()
-        return run
-
-    elapsed = time.time() - start
-    summary = (f"{decisions - start_decisions} decisions in {elapsed:.0f} s: "
-               f"{(decisions - start_decisions) / max(elapsed, 1e-9):,.0f} decisions/s end to end, "
-               f"{env_time / max(elapsed, 1e-9):.0%} of the time in the environment")
-    stop.at_once = True
-    table = final_evaluation(run / "checkpoint.pt", rules, config)
-    write_atomically(run / "summary.md", summary + "\n\n" + table + "\n")  # last: the run's mark of completion
-    print(summary)
-    print(table)
-    writer.close()
-    return run
+# ----------------------------------------------------------------------------- update
+def update_policy(trainer: Trainer) -> dict:
+    """The next update: the learning rate annealed, then PPO on every completed learner decision
+    (:func:`ppo_update`); its statistics (none if no hand has ended yet)."""
+    config = trainer.config
+    trainer.update += 1
+    if config.anneal_lr:
+        done = (trainer.update - 1) / trainer.num_updates
+        trainer.optimizer.param_groups[0]["lr"] = config.learning_rate * (1 - done)
+    ids = trainer.storage.take_ready()
+    if not len(ids):
+        return {}
+    return ppo_update(trainer.net, trainer.optimizer, trainer.storage, ids, config, trainer.sampler, trainer.device,
+                      demo_weight(config, trainer.update - 1, trainer.num_updates))
 
 
 def demo_weight(config: Config, update: int, num_updates: int) -> float:
@@ -858,8 +497,52 @@ def demo_weight(config: Config, update: int, num_updates: int) -> float:
     return config.demo_coef * max(0.0, 1 - update / until) if until > 0 else 0.0
 
 
+class PPOLoss(NamedTuple):
+    """What :func:`ppo_loss` returns: scalar tensors, each to be minimised."""
+
+    total: torch.Tensor
+    """What a gradient step minimises: policy - ent_coef * entropy + vf_coef * value."""
+    policy: torch.Tensor
+    """The clipped surrogate objective, negated."""
+    value: torch.Tensor
+    """Half the mean squared error of the value (clipped with clip_vloss)."""
+    entropy: torch.Tensor
+    """The policy's mean entropy over the legal actions."""
+
+
+def ppo_loss(ratio: torch.Tensor, advantages: torch.Tensor, value: torch.Tensor, old_value: torch.Tensor,
+             returns: torch.Tensor, log_probs: torch.Tensor, legal: torch.Tensor, config: Config) -> PPOLoss:
+    """CleanRL's PPO loss on one minibatch, from the probability ratios of its actions (new policy over
+    the one that chose them), their advantages, the new and the old values, the returns, and the new
+    policy's log-probabilities over the legal actions ``legal``. Only clip_coef, clip_vloss, norm_adv,
+    ent_coef and vf_coef are read from ``config``. A pure function: it changes nothing it is given."""
+    if config.norm_adv and len(advantages) > 1:
+        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+
+    # Policy loss: the mean of max(-A * ratio, -A * ratio clipped to [1 - clip_coef, 1 + clip_coef]): moving
+    # the ratio past the clip in the direction the advantage A favours earns nothing (and gets no gradient).
+    policy_loss = torch.max(-advantages * ratio,
+                            -advantages * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef)).mean()
+
+    # Value loss: with clip_vloss, the larger of the errors of the new value and of the new value kept
+    # within clip_coef of the old one.
+    if config.clip_vloss:
+        clipped = old_value + torch.clamp(value - old_value, -config.clip_coef, config.clip_coef)
+        value_loss = 0.5 * torch.max((value - returns) ** 2, (clipped - returns) ** 2).mean()
+    else:
+        value_loss = 0.5 * ((value - returns) ** 2).mean()
+
+    # Entropy bonus: over the legal actions only.
+    mean_entropy = entropy(log_probs, legal).mean()
+    total = policy_loss - config.ent_coef * mean_entropy + config.vf_coef * value_loss
+    return PPOLoss(total, policy_loss, value_loss, mean_entropy)
+
+
 def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: Config, sampler,
                device, demo_coef: float) -> dict:
+    """update_epochs passes over the decisions ``ids`` in shuffled minibatches, a gradient step on
+    each: :func:`ppo_loss`, plus the demonstration's cross-entropy (weight ``demo_coef``) and the
+    belief head's (belief_coef). Returns the last minibatch's losses and the update's statistics."""
     obs = net.scaled(torch.from_numpy(storage.obs[ids]).to(device))  # once, not in every epoch
     mask = torch.from_numpy(storage.mask[ids]).to(device)
     actions = torch.from_numpy(storage.action[ids]).to(device)
@@ -884,18 +567,8 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
             with torch.no_grad():
                 approx_kl = ((ratio - 1) - log_ratio).mean()
                 clipfracs.append(((ratio - 1.0).abs() > config.clip_coef).float().mean().item())
-            adv = advantages[mb]
-            if config.norm_adv and len(mb) > 1:
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            policy_loss = torch.max(-adv * ratio,
-                                    -adv * torch.clamp(ratio, 1 - config.clip_coef, 1 + config.clip_coef)).mean()
-            if config.clip_vloss:
-                clipped = old_value[mb] + torch.clamp(value - old_value[mb], -config.clip_coef, config.clip_coef)
-                value_loss = 0.5 * torch.max((value - returns[mb]) ** 2, (clipped - returns[mb]) ** 2).mean()
-            else:
-                value_loss = 0.5 * ((value - returns[mb]) ** 2).mean()
-            mean_entropy = entropy(log_probs, legal).mean()
-            loss = policy_loss - config.ent_coef * mean_entropy + config.vf_coef * value_loss
+            losses = ppo_loss(ratio, advantages[mb], value, old_value[mb], returns[mb], log_probs, legal, config)
+            loss = losses.total
             shown = demo[mb] >= 0
             if demo_coef > 0 and shown.any():
                 demo_loss = -log_probs.gather(1, demo[mb, None].clamp(min=0)).squeeze(1)[shown].mean()
@@ -910,7 +583,7 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
             optimizer.step()
     variance = returns.var()
     explained = (1 - (returns - old_value).var() / variance).item() if variance > 0 else float("nan")
-    stats = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": mean_entropy.item(),
+    stats = {"policy_loss": losses.policy.item(), "value_loss": losses.value.item(), "entropy": losses.entropy.item(),
              "approx_kl": approx_kl.item(), "clipfrac": float(np.mean(clipfracs)), "explained_variance": explained,
              "demo": demo_loss.item(), "demo_coef": demo_coef}
     if net.belief is not None:
@@ -918,7 +591,22 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     return stats
 
 
+# ----------------------------------------------------------------------------- logging
 GAME_FACTS = ("caller", "partner", "contract", "contract_made", "called_trick", "captured_points")
+
+
+def log_update(writer, trainer: Trainer, stats: dict, finished: list[dict], sps: int) -> None:
+    """charts/, losses/, game/, belief/ and pool/: the update's scalars, at the decisions made so far."""
+    step = trainer.decisions
+    writer.add_scalar("charts/SPS", sps, step)
+    writer.add_scalar("charts/learning_rate", trainer.optimizer.param_groups[0]["lr"], step)
+    for name, value in stats.items():
+        writer.add_scalar(name if "/" in name else f"losses/{name}", value, step)
+    log_games(writer, finished, step)
+    trainer.belief.log(writer, step)
+    for name, share in trainer.table.seat_shares().items():
+        writer.add_scalar(f"pool/{name}_seats", share, step)
+    writer.add_scalar("pool/snapshots", len(trainer.table.snapshots), step)
 
 
 def log_games(writer, finished: list[dict], step: int) -> None:
@@ -947,11 +635,12 @@ def log_games(writer, finished: list[dict], step: int) -> None:
     shown = facts["called_trick"][played & (partner != caller)]
     if shown.size:
         writer.add_scalar("game/called_card_trick", float(shown.mean() + 1), step)  # 1..8
-    # Captured points of the learner's seats, by role.
+    # Captured points of the learner's seats, by role (a solo caller, his own partner, counts as caller).
     seats = np.arange(NUM_SEATS)
-    role = np.where(seats == caller[:, None], 0, np.where(seats == partner[:, None], 1, 2))
-    for r, name in enumerate(("caller", "partner", "defender")):
-        mine = played[:, None] & learner & (role == r)
+    as_caller = seats == caller[:, None]
+    as_partner = (seats == partner[:, None]) & ~as_caller
+    for name, in_role in (("caller", as_caller), ("partner", as_partner), ("defender", ~as_caller & ~as_partner)):
+        mine = played[:, None] & learner & in_role
         if mine.any():
             writer.add_scalar(f"game/learner_points_as_{name}", float(facts["captured_points"][mine].mean()), step)
 
@@ -961,6 +650,7 @@ def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: 
     agent = PPOAgent.from_network(copy.deepcopy(net).cpu(), seed=0)
     parts = []
     for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules))):
+        # Deals of their own at each update's evaluation (the final one's seed is 1).
         result = evaluate_pair(agent, other, deals, seed=10_000 + update, rules=rules, chunk=deals)
         writer.add_scalar(f"eval/edge_vs_{name}", result.edge_a, step)
         writer.add_scalar(f"eval/edge_vs_{name}_ci_low", result.edge_a_ci[0], step)
@@ -969,6 +659,48 @@ def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: 
     return ", ".join(parts)
 
 
+# ----------------------------------------------------------------------------- checkpoint
+def trainer_state(trainer: Trainer) -> dict:
+    """What resumes the run exactly besides the network (the checkpoint's model), NumPy arrays
+    included (:func:`training.checkpoint.pack` makes them tensors)."""
+    snapshots = trainer.table.snapshots
+    # A snapshot taken at this update boundary is the network itself: saved once, as the model.
+    newest_is_model = bool(snapshots) and same_weights(snapshots[-1], trainer.net)
+    return {"format": TRAINER_FORMAT, "optimizer": trainer.optimizer.state_dict(), "env": trainer.env.state_dict(),
+            "storage": trainer.storage.state_dict(), "belief": trainer.belief.state_dict(),
+            "owner": trainer.table.seat_agents,
+            "pool": [p.state_dict() for p in snapshots[:len(snapshots) - newest_is_model]],
+            "pool_ends_with_model": newest_is_model, "rng": trainer.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(), "sampler": trainer.sampler.get_state(),
+            "update": trainer.update, "decisions": trainer.decisions}
+
+
+def save_training_checkpoint(run: Path, trainer: Trainer, writer) -> None:
+    writer.flush()  # every scalar up to this boundary is on disk before the checkpoint says it was reached
+    save_checkpoint(run / "checkpoint.pt", trainer.net, config=dataclasses.asdict(trainer.config),
+                    trainer=pack(trainer_state(trainer)))
+
+
+def restore(trainer: Trainer, payload: dict) -> None:
+    """Put a new trainer where the training checkpoint ``payload`` left its run."""
+    config, saved = trainer.config, unpack(payload["trainer"])
+    trainer.net.load_state_dict(payload["model"])
+    trainer.optimizer.load_state_dict(saved["optimizer"])
+    trainer.out = trainer.env.load_state_dict(saved["env"])
+    trainer.storage.load_state_dict(saved["storage"])
+    trainer.belief.load_state_dict(saved["belief"])
+    trainer.table.seat_agents[...] = saved["owner"]
+    for state in saved["pool"] + ([payload["model"]] if saved["pool_ends_with_model"] else []):
+        snapshot = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0)
+        snapshot.load_state_dict(state)
+        trainer.table.add_snapshot(snapshot)
+    trainer.rng.bit_generator.state = saved["rng"]
+    torch.set_rng_state(saved["torch_rng"])  # after the snapshots, whose initial weights drew from it
+    trainer.sampler.set_state(saved["sampler"])
+    trainer.update, trainer.decisions = saved["update"], saved["decisions"]
+
+
+# ----------------------------------------------------------------------------- evaluation
 def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
     results = [evaluate_pair(PPOAgent(checkpoint, seed=1), other, config.final_eval_deals, seed=1, rules=rules,
                              names=(f"ppo:{checkpoint}", name))
@@ -982,6 +714,158 @@ def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
     return edges_table(results)
 
 
+# ----------------------------------------------------------------------------- the run
+def train(config: Config, resume: Optional[Path] = None) -> Path:
+    """Train a new run in run_dir/exp_name-seed, or continue the run folder ``resume``; returns
+    the folder. Everything is checked before a file is written: a folder that already holds a run
+    is refused (unless ``overwrite``), and one a trainer is using always is. SIGINT and SIGTERM
+    stop at the next update boundary with a checkpoint, raising :class:`Interrupted`. A new run
+    that ends before its first checkpoint leaves no folder behind."""
+    check_config(config)
+    device = training_device(config.device)
+    run = Path(config.run_dir) / f"{config.exp_name}-{config.seed}" if resume is None else Path(resume)
+    payload = None
+    if resume is not None:
+        try:
+            payload = load_checkpoint(run / "checkpoint.pt", training=True)
+        except ValueError as error:
+            raise RunError(str(error)) from None
+        check_trainer_format(payload, run / "checkpoint.pt")
+        check_checkpoint_matches(payload, config, run / "checkpoint.pt")
+    elif run_contents(run) and not config.overwrite:
+        raise RunError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
+                       "choose another exp_name, seed or run_dir, or replace it with overwrite=true")
+    with StopSignals() as stop:
+        run.mkdir(parents=True, exist_ok=True)
+        with run_lock(run):
+            try:
+                if resume is None:
+                    start_run_folder(run, config)
+                return run_training(config, run, payload, device, stop)
+            except BaseException:
+                if resume is None and not (run / "checkpoint.pt").exists():
+                    shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave nothing behind
+                raise
+
+
+def training_device(name: str) -> torch.device:
+    if name == "cuda" and not torch.cuda.is_available():
+        raise RunError("config key 'device' is 'cuda', but PyTorch sees no CUDA device here")
+    return torch.device("cuda" if name == "auto" and torch.cuda.is_available() else "cpu" if name == "auto" else name)
+
+
+def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
+    """The checkpoint was written by the run its folder's config.yaml describes."""
+    theirs = payload.get("config", {})
+    fixed = [key for key, value in dataclasses.asdict(config).items()
+             if key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir") and key in theirs and theirs[key] != value]
+    if fixed:
+        raise RunError(f"{path} was written by another run than its folder's config.yaml describes "
+                       f"(they differ in {', '.join(fixed)}); it cannot be resumed as this run")
+
+
+def start_run_folder(run: Path, config: Config) -> None:
+    """Empty the folder (``overwrite``: checked before) and save the run's resolved config."""
+    for path in run_contents(run):
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    values = {key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}
+    write_atomically(run / "config.yaml", yaml.safe_dump(
+        {**values, "version": briscola_env.__version__, "git_commit": git_commit()}))
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def save_resumed_config(run: Path, config: Config) -> None:
+    """Keep config.yaml the run's own after a resume with overrides (how far, cadence, hardware),
+    so that the next resume goes on with them."""
+    saved = read_mapping(run / "config.yaml")
+    values = {**saved, **{key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}}
+    if values != saved:
+        write_atomically(run / "config.yaml", yaml.safe_dump(values))
+
+
+def prepared_trainer(config: Config, run: Path, payload: Optional[dict], device: torch.device) -> Optional[Trainer]:
+    """A new trainer, or one where the checkpoint ``payload`` left the run (None if that run is finished,
+    which is said); the folder's final results are removed if the run is to go further."""
+    trainer = Trainer(config, device)
+    if payload is not None:
+        restore(trainer, payload)
+        if trainer.update >= trainer.num_updates and (run / "summary.md").exists():
+            print(f"{run} already finished: {trainer.update} updates, {trainer.decisions:,} decisions; "
+                  f"its results are in {run / 'summary.md'}", file=sys.stderr)
+            return None
+        save_resumed_config(run, config)
+    if trainer.update < trainer.num_updates:  # going further than a finished run went: its results are stale
+        for stale in (run / "summary.md", run / "games.jsonl"):
+            stale.unlink(missing_ok=True)
+    return trainer
+
+
+def run_training(config: Config, run: Path, payload: Optional[dict], device: torch.device,
+                 stop: StopSignals) -> Path:
+    """Update after update: rollout, update, logging, then a snapshot, an evaluation and a checkpoint
+    when due; until the run's end, stop_after or a stop signal (then :func:`end_of_training`)."""
+    trainer = prepared_trainer(config, run, payload, device)
+    if trainer is None:
+        return run
+    # A process killed (kill -9) after its last checkpoint may have logged scalars of updates that the
+    # resumed run does again: purge_step makes TensorBoard drop what earlier files hold past the checkpoint.
+    writer = SummaryWriter(str(run), purge_step=trainer.decisions + 1 if payload is not None else None)
+    start, start_decisions = time.time(), trainer.decisions
+    bar = tqdm(total=trainer.num_updates, initial=trainer.update, desc=config.exp_name, file=sys.stderr)
+    latest_eval = ""
+    stop_at = min(trainer.num_updates, trainer.update + config.stop_after) if config.stop_after else trainer.num_updates
+    while trainer.update < stop_at and stop.received is None:
+        finished = rollout(trainer)
+        stats = update_policy(trainer)
+        sps = int((trainer.decisions - start_decisions) / max(time.time() - start, 1e-9))
+        log_update(writer, trainer, stats, finished, sps)
+        update = trainer.update
+        if update % config.snapshot_every == 0:
+            trainer.table.add_snapshot(copy.deepcopy(trainer.net).cpu().eval())
+        if update % config.eval_every == 0 or update == trainer.num_updates:
+            latest_eval = evaluate(trainer.net, trainer.rules, config, writer, trainer.decisions, config.eval_deals,
+                                   update)
+        if update % config.checkpoint_every == 0:
+            save_training_checkpoint(run, trainer, writer)
+        bar.set_postfix_str(f"SPS {sps} {latest_eval}")
+        bar.update(1)
+    bar.close()
+    save_training_checkpoint(run, trainer, writer)
+    return end_of_training(trainer, run, writer, stop, time.time() - start, trainer.decisions - start_decisions)
+
+
+def end_of_training(trainer: Trainer, run: Path, writer, stop: StopSignals, elapsed: float, done: int) -> Path:
+    """After this process's last update (checkpointed): :class:`Interrupted` on a stop signal, a note
+    after stop_after, and at the run's end the final evaluation, then summary.md, written last (the
+    run's mark of completion). ``elapsed``, ``done``: this process's training time and decisions."""
+    update, num_updates = trainer.update, trainer.num_updates
+    if stop.received is not None:
+        writer.close()
+        raise Interrupted(stop.received, f"{signal.Signals(stop.received).name}: stopped after update {update} "
+                                         f"of {num_updates}, checkpointed; continue: python train.py --resume {run}")
+    if update < num_updates:
+        print(f"stopped after update {update} of {num_updates}: python train.py --resume {run}", file=sys.stderr)
+        writer.close()
+        return run
+    summary = (f"{done} decisions in {elapsed:.0f} s: {done / max(elapsed, 1e-9):,.0f} decisions/s end to end, "
+               f"{trainer.env_time / max(elapsed, 1e-9):.0%} of the time in the environment")
+    stop.at_once = True
+    table = final_evaluation(run / "checkpoint.pt", trainer.rules, trainer.config)
+    write_atomically(run / "summary.md", summary + "\n\n" + table + "\n")  # last: the run's mark of completion
+    print(summary)
+    print(table)
+    writer.close()
+    return run
+
+
+# ----------------------------------------------------------------------------- command line
 def config_docs() -> dict[str, str]:
     """Each documented field of :class:`Config` by name: its docstring (the string literal after it), on one line."""
     statements = ast.parse(textwrap.dedent(inspect.getsource(Config))).body[0].body

@@ -11,11 +11,15 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
+from briscola_env.actions import NUM_ACTIONS  # noqa: E402
+from briscola_env.observation import SPEC  # noqa: E402
+from training.checkpoint import pack, unpack  # noqa: E402
+from training.trajectories import Trajectories  # noqa: E402
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
-SLOT_BYTES = train.SPEC.size // 8 + 128
+SLOT_BYTES = SPEC.size // 8 + 128
 """Bound on what a slot in use may cost: its view as bits, plus its mask, scalars and index."""
-COUNTS = np.flatnonzero(train.SPEC.high > 1)  # the view's entries that are counts, not 0/1
+COUNTS = np.flatnonzero(SPEC.high > 1)  # the view's entries that are counts, not 0/1
 
 
 def tensor_bytes(obj) -> int:
@@ -32,32 +36,32 @@ def trainer(run: Path) -> dict:
     return torch.load(run / "checkpoint.pt", weights_only=True)["trainer"]
 
 
-def fill(storage: train.Trajectories, rng, steps: int) -> None:
+def fill(storage: Trajectories, rng, steps: int) -> None:
     """Random decisions (views with counts up to 120) and ended hands; completed ones are left ready."""
     games = storage.num_games
     for _ in range(steps):
         acting = np.flatnonzero(rng.random(games) < 0.8)
         n = len(acting)
-        obs = (rng.random((n, train.SPEC.size)) < 0.3).astype(np.uint8)
+        obs = (rng.random((n, SPEC.size)) < 0.3).astype(np.uint8)
         obs[:, COUNTS] = rng.integers(0, 121, (n, len(COUNTS)))
-        storage.add(acting, rng.integers(0, 5, n), obs, rng.random((n, train.NUM_ACTIONS)) < 0.5,
-                    rng.integers(0, train.NUM_ACTIONS, n), rng.random(n).astype(np.float32),
+        storage.add(acting, rng.integers(0, 5, n), obs, rng.random((n, NUM_ACTIONS)) < 0.5,
+                    rng.integers(0, NUM_ACTIONS, n), rng.random(n).astype(np.float32),
                     rng.normal(size=n).astype(np.float32), rng.integers(-1, 151, n), rng.integers(-1, 5, n))
         storage.finish(np.flatnonzero(rng.random(games) < 0.1), rng.normal(size=(games, 5)), 1.0, 0.95)
 
 
 def test_storage_state_holds_exactly_the_slots_in_use_and_restores_them():
     rng = np.random.default_rng(3)
-    storage = train.Trajectories(5000, 8)
+    storage = Trajectories(5000, 8)
     fill(storage, rng, 60)
     storage.take_ready()
     fill(storage, rng, 40)  # slots freed and reused; some completed trajectories wait for an update
     in_use = storage.in_use.copy()
     assert storage.ready.any() and storage.open.any() and 0 < in_use.sum() < storage.capacity / 4
     saved = storage.state_dict()
-    assert tensor_bytes(train.pack(saved)) <= in_use.sum() * SLOT_BYTES
-    restored = train.Trajectories(5000, 8)
-    restored.load_state_dict(train.unpack(train.pack(saved)))
+    assert tensor_bytes(pack(saved)) <= in_use.sum() * SLOT_BYTES
+    restored = Trajectories(5000, 8)
+    restored.load_state_dict(unpack(pack(saved)))
     assert np.array_equal(restored.in_use, in_use) and (restored.next, restored.clock) == (storage.next, storage.clock)
     for name in storage.FIELDS:
         assert np.array_equal(getattr(restored, name)[in_use], getattr(storage, name)[in_use]), name
@@ -67,7 +71,7 @@ def test_storage_state_holds_exactly_the_slots_in_use_and_restores_them():
 def test_checkpoint_holds_no_unused_storage_rows(tmp_path):
     train.main(["--config", TINY, f"run_dir={tmp_path}", "stop_after=6", "torch_threads=1"])
     storage = trainer(tmp_path / "tiny-1")["storage"]
-    flags = train.unpack({"open": storage["open"], "ready": storage["ready"]})
+    flags = unpack({"open": storage["open"], "ready": storage["ready"]})
     in_use = int(flags["open"].sum() + flags["ready"].sum())  # a slot in use is open or ready, never both
     capacity = 16 * (16 + 160)
     assert 0 < in_use < capacity / 4

@@ -12,7 +12,11 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
+from agents.ppo import PolicyValueNet  # noqa: E402
 from briscola_env import records  # noqa: E402
+from briscola_env.actions import NUM_ACTIONS  # noqa: E402
+from briscola_env.observation import SPEC  # noqa: E402
+from training.trajectories import Trajectories  # noqa: E402
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
 
@@ -33,7 +37,7 @@ def test_tiny_run_trains_checkpoints_logs_and_evaluates(tmp_path, capsys):
     games = list(records.read(run / "games.jsonl"))  # the final evaluation's games, replayable
     assert len(games) == 2 * 12 * 4 and games[0]["agents"][0].startswith(("ppo:", "random", "heuristic"))
     assert records.replay(games[:3]).terminated.all()
-    untrained = train.PolicyValueNet([32, 32]).state_dict()
+    untrained = PolicyValueNet([32, 32]).state_dict()
     assert any(not torch.equal(untrained[k], v) for k, v in weights(run).items() if k != "scale")
 
 
@@ -53,14 +57,14 @@ def test_finished_trajectories_get_the_gae_of_each_seats_own_decisions():
     """All ended hands at once, against GAE computed one trajectory at a time, as written."""
     rng = np.random.default_rng(0)
     games, gamma, lam = 6, 0.9, 0.8
-    storage = train.Trajectories(2000, games)
+    storage = Trajectories(2000, games)
     made = {}  # (game, seat) -> values of its decisions this hand, in order
     expected = {}
     for step in range(120):
         acting = np.flatnonzero(rng.random(games) < 0.9)
         seats, values = rng.integers(0, 5, len(acting)), rng.normal(size=len(acting)).astype(np.float32)
-        storage.add(acting, seats, np.zeros((len(acting), train.SPEC.size), np.uint8),
-                    np.ones((len(acting), train.NUM_ACTIONS), bool), np.zeros(len(acting), np.int64),
+        storage.add(acting, seats, np.zeros((len(acting), SPEC.size), np.uint8),
+                    np.ones((len(acting), NUM_ACTIONS), bool), np.zeros(len(acting), np.int64),
                     np.zeros(len(acting), np.float32), values, np.full(len(acting), -1), np.full(len(acting), -1))
         for g, s, v in zip(acting, seats, values):
             made.setdefault((g, s), []).append(float(v))
@@ -80,7 +84,7 @@ def test_finished_trajectories_get_the_gae_of_each_seats_own_decisions():
     assert np.allclose(np.sort(storage.advantage[ids]), np.sort(list(expected.values())), atol=1e-5)
     assert np.allclose(storage.ret[ids], storage.advantage[ids] + storage.value[ids], atol=1e-5)
     assert storage.open.sum() == sum(len(v) for v in made.values())  # unfinished hands wait
-    restored = train.Trajectories(2000, games)
+    restored = Trajectories(2000, games)
     restored.load_state_dict(storage.state_dict())
     kept = storage.in_use  # what a checkpoint keeps: the slots in use (a free one is rewritten before it is read)
     assert np.array_equal(restored.in_use, kept)
