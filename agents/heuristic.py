@@ -45,7 +45,8 @@ from typing import Optional
 import numpy as np
 
 from briscola_env.actions import CALL_OFFSET, MAX_POINTS, MIN_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET
-from briscola_env.cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS, card_tables
+from briscola_env.cards import (CARD_SUIT, NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS,
+                                card_tables)
 from briscola_env.engine import Phase
 from briscola_env.engine.tables import rule_tables
 from briscola_env.engine.tricks import takes_trick, trick_winner
@@ -83,7 +84,8 @@ class HeuristicAgent(Agent):
         cards = card_tables(self.rules.ten_card)
         self.points = cards.points.astype(np.int64)
         self.strength = cards.strength.astype(np.int64)
-        self.ten = np.flatnonzero(cards.level == 2) % 10  # face index of the ten-point card
+        # Where the Asso and the ten-point card (the faces of rank levels 1 and 2) sit within a suit.
+        self.ace, self.ten = (face - 1 for face in cards.level_face[:2])
         self.tables = rule_tables(self.rules)
         # Card costs under each trump suit, [trump, card]. The cheapest card to give away:
         # fewest points, then non-trump, then weakest; to take a trick with: the suit led before
@@ -107,7 +109,7 @@ class HeuristicAgent(Agent):
         score = count * 100 + points
         best = score.argmax(axis=1)
         rows = np.arange(len(hand))
-        ace, ten = best * 10, best * 10 + self.ten[0]
+        ace, ten = best * NUM_FACES + self.ace, best * NUM_FACES + self.ten
         value = (hand * self.points).sum(1) + 5 * count[rows, best] + 6 * hand[rows, ace] + 4 * hand[rows, ten]
         return value, best, score
 
@@ -131,7 +133,7 @@ class HeuristicAgent(Agent):
         cheapest = np.where(bids.any(axis=1), bids.argmax(axis=1), PASS)
         is_rank = cheapest < POINT_BID_OFFSET
         rank_stop = np.floor((value - self.bid_base) / self.bid_step)
-        point_stop = np.minimum(61 + 2 * (value - self.points_from), self.max_points)
+        point_stop = np.minimum(MIN_POINTS + 2 * (value - self.points_from), self.max_points)
         wanted = np.where(is_rank, cheapest <= rank_stop,
                           (value >= self.points_from) & (cheapest - POINT_BID_OFFSET + MIN_POINTS <= point_stop))
         wanted &= cheapest != PASS

@@ -30,7 +30,6 @@ from typing import Optional, Sequence, Union
 import numpy as np
 import torch
 from torch import nn
-from torch.distributions import Categorical
 
 from briscola_env import engine
 from briscola_env.actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET, POINT_BID_OFFSET, RANK_BID_OFFSET
@@ -109,10 +108,6 @@ class PolicyValueNet(nn.Module):
         logits = self.policy(features) + (~mask).to(features.dtype) * ILLEGAL_LOGIT
         belief = self.belief(features) if self.belief is not None else None
         return logits, self.value(features).squeeze(-1), belief
-
-    def distribution(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[Categorical, torch.Tensor]:
-        logits, value = self(obs, mask)
-        return Categorical(logits=logits), value
 
 
 def sample_actions(log_probs: torch.Tensor, generator: torch.Generator) -> torch.Tensor:

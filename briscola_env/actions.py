@@ -18,8 +18,6 @@ standing one: a weaker rank, then more points.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .cards import FACE_SYMBOLS, NUM_CARDS, NUM_FACES, card_str, card_tables, parse_card
 
 PASS = 0
@@ -106,8 +104,3 @@ def text_to_action(text: str, ten_card: str = "three") -> int:
         f"cannot parse action {text!r}: expected 'pass', 'bid <face A 2..7 F C R>', "
         f"'bid <{MIN_POINTS}..{MAX_POINTS}>', 'call <card>' or 'play <card>' (cards like 'A♦' or 'Ad')"
     )
-
-
-def actions_to_text(actions, ten_card: str = "three") -> list[str]:
-    """:func:`action_to_text` of each id in ``actions`` (any iterable or array of ids)."""
-    return [action_to_text(a, ten_card) for a in np.asarray(actions).ravel()]

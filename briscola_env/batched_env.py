@@ -208,10 +208,6 @@ class BatchedEnv:
         view = encode_privileged(self.state, np.maximum(self.state.current_player, 0).astype(np.int64))
         return PRIVILEGED_SPEC.in_dtype(view, self.obs_dtype)
 
-    def records_of(self, seat: int) -> np.ndarray:
-        """``(N, RECORDS size)`` uint8: the :data:`RECORDS` sections of ``seat``'s view in every game."""
-        return np.concatenate([self._seat_records[:, seat], self._shared_records], axis=1)
-
     # --- internals -------------------------------------------------------------------
 
     def _seat_records_shape(self) -> tuple:

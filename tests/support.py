@@ -81,8 +81,8 @@ def play_both(rules: RulesConfig, seeds: np.ndarray, rng: np.random.Generator, p
             expected = ref_mask(game)
             if not np.array_equal(expected, mask[b]):
                 diff = np.flatnonzero(expected != mask[b]).tolist()
-                raise AssertionError(f"{rules}\ngame {b} (seed {seeds[b]}), phase {engine.PHASE_NAMES[game.phase]}: legal masks differ "
-                                     f"at actions {diff}; reference {game.legal_actions()}, "
+                raise AssertionError(f"{rules}\ngame {b} (seed {seeds[b]}), phase {engine.PHASE_NAMES[game.phase]}: "
+                                     f"legal masks differ at actions {diff}; reference {game.legal_actions()}, "
                                      f"engine {np.flatnonzero(mask[b]).tolist()}\nauction {game.auction}\n"
                                      f"tricks {game.tricks}")
         if not live.any():
@@ -159,7 +159,7 @@ class Table:
         """Play the scripted cards up to trick ``until_trick`` (0-based) with
         ``cards_in_trick`` cards of it on the table."""
         s = self.state
-        while not s.terminated[0] and (s.trick_index[0], s.trick_size[0]) < (until_trick, cards_in_trick):
+        while not s.terminated[0] and (s.trick_cards[0] >= 0).sum() < until_trick * NUM_SEATS + cards_in_trick:
             seat = s.current_player[0]
             self.act(f"play {card_str(self.by_seat[seat][s.trick_index[0]])}")
             s = self.state

@@ -103,11 +103,6 @@ class State:
         return self._cards_played // NUM_SEATS
 
     @property
-    def trick_size(self) -> np.ndarray:
-        """``(B,)`` cards on the table in the current trick."""
-        return self._cards_played % NUM_SEATS
-
-    @property
     def partner_revealed(self) -> np.ndarray:
         """``(B,)`` bool, the called card has been played (a public fact): see :func:`partner_revealed`."""
         return partner_revealed(self.called_card, self.hidden.held)
