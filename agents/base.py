@@ -21,9 +21,9 @@ class Agent(ABC):
     """
 
     name = "agent"
-    reads_records = True
-    """Whether ``act`` reads the record sections of the view (:data:`~briscola_env.observation.RECORDS`).
-    An agent that does not may be given views cut short before them (``(n, RECORDS.start)``):
+    reads_history = True
+    """Whether ``act`` reads the history sections of the view (:data:`~briscola_env.observation.HISTORY`).
+    An agent that does not may be given views cut short before them (``(n, HISTORY.start)``):
     search rollouts then skip building them."""
 
     def __init__(self, seed: Optional[int] = None):

@@ -63,7 +63,7 @@ class HeuristicAgent(Agent):
     """Rule-based play for every phase (rules in the module docstring)."""
 
     name = "heuristic"
-    reads_records = False
+    reads_history = False
 
     def __init__(self, rules: Optional[RulesConfig] = None, seed: Optional[int] = None, bid_base: float = 30,
                  bid_step: float = 4, points_from: float = 75, max_points: int = 90, solo_from: float = 90,

@@ -125,7 +125,7 @@ class PIMCAgent(Agent):
     def play_out(self, state: engine.State) -> np.ndarray:
         """Play every game of ``state`` to its end with the rollout policy; ``(B, 5)`` payoffs."""
         n = state.batch_size
-        view = encode if self.rollout.reads_records else encode_state_of_play  # (see Agent.reads_records)
+        view = encode if self.rollout.reads_history else encode_state_of_play  # (see Agent.reads_history)
         while not state.terminated.all():
             live = np.flatnonzero(~state.terminated)
             obs = view(state, np.maximum(state.current_player, 0).astype(np.int64))

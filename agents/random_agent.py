@@ -11,7 +11,7 @@ class RandomAgent(Agent):
     """Picks each game's action uniformly among its legal ones."""
 
     name = "random"
-    reads_records = False
+    reads_history = False
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if not mask.any(axis=1).all():

@@ -17,7 +17,7 @@ final observation to bootstrap from.
 Observations are :mod:`briscola_env.observation` views (``uint8``, one
 contiguous ``(N, SPEC.size)`` array, ``torch.from_numpy`` takes it without a
 copy; with ``obs_dtype="float32"``, scaled to [0, 1] by ``SPEC.scaled``, for
-models that take floats only, at four times the bytes). Their record sections
+models that take floats only, at four times the bytes). Their history sections
 are kept per seat and brought up to date one action at a time, instead of
 being rebuilt from the whole history each step.
 """
@@ -36,27 +36,27 @@ from .engine import MAX_SEED
 from .engine.deal import SEED_RANGE, int_array
 from .engine.codes import Phase
 from .engine.state import LAYOUT, State
-from .observation import (NUM_BIDS, RELATIVE_SEAT, PRIVILEGED_SPEC, RECORDS, SPEC, check_obs_dtype, encode_privileged,
+from .observation import (NUM_BIDS, RELATIVE_SEAT, PRIVILEGED_SPEC, HISTORY, SPEC, check_obs_dtype, encode_privileged,
                           encode_state_of_play)
 from .rewards import check_reward_mode, hand_rewards
 from .rules import RulesConfig
 
 
-def _record_offset(name: str) -> int:
+def _history_offset(name: str) -> int:
     return SPEC.sections[name].start
 
 
-# Each seat's own record: who bid and passed, and who played each card, relative to that seat.
-SEAT_RECORDS = slice(RECORDS.start, SPEC.sections["played_in_trick"].start)
+# Each seat's own history: who bid and passed, and who played each card, relative to that seat.
+SEAT_HISTORY = slice(HISTORY.start, SPEC.sections["played_in_trick"].start)
 # The trick of each card is the same for everyone: one copy per game.
-SHARED_RECORDS = slice(SEAT_RECORDS.stop, SPEC.size)
-assert SHARED_RECORDS.stop - SHARED_RECORDS.start == SPEC.sections["played_in_trick"].size
+SHARED_HISTORY = slice(SEAT_HISTORY.stop, SPEC.size)
+assert SHARED_HISTORY.stop - SHARED_HISTORY.start == SPEC.sections["played_in_trick"].size
 
-_BIDS, _PASSES = _record_offset("auction_bids") - RECORDS.start, _record_offset("auction_passes") - RECORDS.start
-_PLAYED_BY = _record_offset("played_by") - RECORDS.start
-# [actor + 1, viewer]: where the viewer's record of the actor's bid or card starts (the start of the
-# viewer's record in the game's, plus the actor's relative seat), and of the actor's pass.
-_VIEWER_START = np.arange(NUM_SEATS) * (SEAT_RECORDS.stop - SEAT_RECORDS.start)
+_BIDS, _PASSES = _history_offset("auction_bids") - HISTORY.start, _history_offset("auction_passes") - HISTORY.start
+_PLAYED_BY = _history_offset("played_by") - HISTORY.start
+# [actor + 1, viewer]: where the viewer's history entry of the actor's bid or card starts (the start of the
+# viewer's history in the game's, plus the actor's relative seat), and of the actor's pass.
+_VIEWER_START = np.arange(NUM_SEATS) * (SEAT_HISTORY.stop - SEAT_HISTORY.start)
 _ACTOR_AT = _VIEWER_START + RELATIVE_SEAT.T
 _PASSER_AT = _VIEWER_START + RELATIVE_SEAT.T * (NUM_BIDS + 1)
 
@@ -132,10 +132,10 @@ class BatchedEnv:
         first_deals = drawn if deal_seeds is None else self._checked_deal_seeds(deal_seeds, "deal_seeds")
         self._rng, self.deal_seeds = rng, first_deals
         self.state = engine.init(self.deal_seeds, self.rules)
-        # The records are kept up to date an action at a time (the rest of a view is written
+        # The history is kept up to date an action at a time (the rest of a view is written
         # fresh for the seat to act): per seat what depends on the viewer, once what does not.
-        self._seat_records = np.zeros(self._seat_records_shape(), dtype=np.uint8)
-        self._shared_records = np.zeros(self._shared_records_shape(), dtype=np.uint8)
+        self._seat_history = np.zeros(self._seat_history_shape(), dtype=np.uint8)
+        self._shared_history = np.zeros(self._shared_history_shape(), dtype=np.uint8)
         nothing = np.zeros(0, dtype=np.int64)
         return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
                             self._outcome(nothing))
@@ -153,8 +153,8 @@ class BatchedEnv:
         finished_before = state.terminated.copy()
         engine.step_inplace(state, actions, active)  # validates both (finished games' actions are ignored)
         if active is not None:
-            phase[~np.asarray(active)] = Phase.DONE  # games that did not act add nothing to the records
-        self._record(np.asarray(actions, dtype=np.int64), seat, phase, standing, trick)
+            phase[~np.asarray(active)] = Phase.DONE  # games that did not act add nothing to the history
+        self._add_to_history(np.asarray(actions, dtype=np.int64), seat, phase, standing, trick)
 
         done = state.terminated & ~finished_before
         rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
@@ -165,14 +165,16 @@ class BatchedEnv:
             if self.auto_reset:
                 self.deal_seeds[ended] = self._rng.integers(0, MAX_SEED, ended.size)
                 engine.reset_done(state, self.deal_seeds)
-                self._seat_records[ended] = 0
-                self._shared_records[ended] = 0
+                self._seat_history[ended] = 0
+                self._shared_history[ended] = 0
         return self._output(rewards, done, info)
 
     def state_dict(self) -> dict:
-        """Everything needed to continue exactly where this env is: NumPy arrays and plain values."""
+        """Everything needed to continue exactly where this env is: NumPy arrays and plain values.
+        The views' history is saved as ``seat_records`` and ``shared_records``, the names training
+        checkpoints have always used for it."""
         return {"engine": {name: array.copy() for name, array in self.state.to_arrays().items()},
-                "seat_records": self._seat_records.copy(), "shared_records": self._shared_records.copy(),
+                "seat_records": self._seat_history.copy(), "shared_records": self._shared_history.copy(),
                 "deal_seeds": self.deal_seeds.copy(),
                 "rng": self._rng.bit_generator.state}
 
@@ -187,8 +189,8 @@ class BatchedEnv:
         n = self.num_envs
         arrays = {name: _checked_array(saved["engine"], name, (n,) + shape, dtype)
                   for name, (shape, dtype, _) in LAYOUT.items()}
-        seat_records = _checked_array(saved, "seat_records", self._seat_records_shape(), np.uint8)
-        shared_records = _checked_array(saved, "shared_records", self._shared_records_shape(), np.uint8)
+        seat_history = _checked_array(saved, "seat_records", self._seat_history_shape(), np.uint8)
+        shared_history = _checked_array(saved, "shared_records", self._shared_history_shape(), np.uint8)
         deal_seeds = self._checked_deal_seeds(saved["deal_seeds"], "the saved deal_seeds")
         rng = np.random.default_rng()
         try:
@@ -196,7 +198,7 @@ class BatchedEnv:
         except (TypeError, ValueError, KeyError) as error:
             raise ValueError(f"the saved rng is not a {type(rng.bit_generator).__name__} state: {error!r}") from None
         self.state = State.from_arrays(self.rules, arrays)
-        self._seat_records, self._shared_records = seat_records, shared_records
+        self._seat_history, self._shared_history = seat_history, shared_history
         self.deal_seeds, self._rng = deal_seeds, rng
         nothing = np.zeros(0, dtype=np.int64)
         return self._output(np.zeros((n, NUM_SEATS), np.float32), np.zeros(n, bool), self._outcome(nothing))
@@ -210,11 +212,11 @@ class BatchedEnv:
 
     # --- internals -------------------------------------------------------------------
 
-    def _seat_records_shape(self) -> tuple:
-        return self.num_envs, NUM_SEATS, SEAT_RECORDS.stop - SEAT_RECORDS.start
+    def _seat_history_shape(self) -> tuple:
+        return self.num_envs, NUM_SEATS, SEAT_HISTORY.stop - SEAT_HISTORY.start
 
-    def _shared_records_shape(self) -> tuple:
-        return self.num_envs, SHARED_RECORDS.stop - SHARED_RECORDS.start
+    def _shared_history_shape(self) -> tuple:
+        return self.num_envs, SHARED_HISTORY.stop - SHARED_HISTORY.start
 
     def _checked_deal_seeds(self, seeds, name: str) -> np.ndarray:
         """``seeds`` as an int64 copy if they are one engine seed per game, else a ValueError."""
@@ -231,11 +233,11 @@ class BatchedEnv:
         state = self.state
         seat = np.maximum(state.current_player, 0).astype(np.int64)  # a finished game shows seat 0
         obs = np.empty((self.num_envs, SPEC.size), dtype=SPEC.dtype)
-        obs[:, :RECORDS.start] = 0  # the records are copied in whole below
+        obs[:, :HISTORY.start] = 0  # the history is copied in whole below
         encode_state_of_play(state, seat, out=obs)
-        obs[:, SEAT_RECORDS] = self._seat_records.reshape(self.num_envs * NUM_SEATS, -1)[
+        obs[:, SEAT_HISTORY] = self._seat_history.reshape(self.num_envs * NUM_SEATS, -1)[
             np.arange(self.num_envs) * NUM_SEATS + seat]
-        obs[:, SHARED_RECORDS] = self._shared_records
+        obs[:, SHARED_HISTORY] = self._shared_history
         info["deal_seed"] = self.deal_seeds.copy()
         return BatchStep(SPEC.in_dtype(obs, self.obs_dtype), state.legal_action_mask, seat, rewards, done, info)
 
@@ -260,13 +262,13 @@ class BatchedEnv:
             "captured_points": column(state.captured_points[ended], 0, np.int16),  # (N, 5), by seat
         }
 
-    def _record(self, actions, seat, phase, standing, trick) -> None:
-        """Add the action each game just took to the records of all five seats."""
-        game_width = self._seat_records[0].size
-        flat = self._seat_records.reshape(-1)
+    def _add_to_history(self, actions, seat, phase, standing, trick) -> None:
+        """Add the action each game just took to the history of all five seats."""
+        game_width = self._seat_history[0].size
+        flat = self._seat_history.reshape(-1)
         # Games that acted in the auction or in play (finished ones are in neither; calls are
-        # no record). Each entry is written at (the game's record + the entry's place in a
-        # seat's record, from the action) + (each viewer's record + the actor's column there).
+        # no entry). Each entry is written at (the game's history + the entry's place in a
+        # seat's history, from the action) + (each viewer's history + the actor's column there).
         in_auction = phase == Phase.AUCTION
         g = np.flatnonzero(in_auction & (actions > 0))
         flat[(g * game_width + _BIDS + (actions[g] - 1) * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
@@ -275,4 +277,4 @@ class BatchedEnv:
         g = np.flatnonzero(phase == Phase.PLAY)
         card = actions[g] - PLAY_OFFSET
         flat[(g * game_width + _PLAYED_BY + card * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
-        self._shared_records.reshape(-1)[g * NUM_CARDS * NUM_TRICKS + card * NUM_TRICKS + trick[g]] = 1
+        self._shared_history.reshape(-1)[g * NUM_CARDS * NUM_TRICKS + card * NUM_TRICKS + trick[g]] = 1

@@ -16,7 +16,7 @@ import numpy as np
 from .actions import PASS, PLAY_OFFSET
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine.codes import Phase
-from .observation import NUM_BIDS, RECORDS, SPEC
+from .observation import HISTORY, NUM_BIDS, SPEC
 from .reference import ReferenceGame
 
 _START = {name: section.start for name, section in SPEC.sections.items()}
@@ -27,10 +27,10 @@ class GameViews:
 
     def __init__(self, game: ReferenceGame):
         self.game = game
-        self._views = np.zeros((NUM_SEATS, SPEC.size), dtype=SPEC.dtype)  # only RECORDS kept current
+        self._views = np.zeros((NUM_SEATS, SPEC.size), dtype=SPEC.dtype)  # only HISTORY kept current
 
     def step(self, action: int) -> None:
-        """Play ``action`` in the game and add it to every seat's record."""
+        """Play ``action`` in the game and add it to every seat's history."""
         game = self.game
         seat, phase, standing, trick = game.current_player, game.phase, game.high_bid, len(game.trick_winners)
         game.step(action)
@@ -50,7 +50,7 @@ class GameViews:
         """``(SPEC.size,)`` uint8, a new array: the game as ``seat`` sees it."""
         game = self.game
         obs = np.zeros(SPEC.size, dtype=SPEC.dtype)
-        obs[RECORDS] = self._views[seat, RECORDS]
+        obs[HISTORY] = self._views[seat, HISTORY]
 
         def one(name: str, index: int) -> None:
             obs[_START[name] + index] = 1

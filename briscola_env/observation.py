@@ -6,7 +6,7 @@ seat. :data:`SPEC` fixes the layout (networks read their input size from it);
 :func:`encode` fills it for a whole batch at once, with no loop over games.
 
 The view holds what a player at the table knows and nothing more. Its first
-part is the state of play; the last part, :data:`RECORDS`, is the record of
+part is the state of play; the last part, :data:`HISTORY`, is the history of
 the hand, which only grows, so the batched environment keeps it up to date an
 action at a time instead of rebuilding it. It is
 ``uint8`` (a quarter of the bytes of float32, which matters at a million
@@ -168,7 +168,7 @@ SPEC = ObservationSpec([
     ("tricks_won", (NUM_SEATS,), "per relative seat, tricks taken so far (0..8)"),
     ("partner_revealed", (1,), "the called card has been played"),
     ("partner", (NUM_SEATS,), "one-hot relative seat of the partner once revealed (the caller if solo)"),
-    # The record of the hand: entries are only ever added, one action at a time.
+    # The history of the hand: entries are only ever added, one action at a time.
     ("auction_bids", (NUM_BIDS, NUM_SEATS),
      "[a-1, r]: bid a (ids 1..70: ranks, then 61..120) was made by relative seat r"),
     ("auction_passes", (NUM_SEATS, NUM_BIDS + 1),
@@ -176,7 +176,7 @@ SPEC = ObservationSpec([
     ("played_by", (NUM_CARDS, NUM_SEATS), "[c, r]: card c was played by relative seat r"),
     ("played_in_trick", (NUM_CARDS, NUM_TRICKS), "[c, t]: card c was played in trick t"),
 ], scale={"captured_points": 1 / TOTAL_POINTS, "tricks_won": 1 / NUM_TRICKS})
-RECORDS = slice(SPEC.sections["auction_bids"].start, SPEC.size)  # the record sections, contiguous
+HISTORY = slice(SPEC.sections["auction_bids"].start, SPEC.size)  # the history sections, contiguous
 
 PRIVILEGED_SPEC = ObservationSpec([
     ("hands", (NUM_SEATS, NUM_CARDS), "[r, c]: relative seat r holds card c"),
@@ -234,7 +234,7 @@ def _check(state: State, seats, out: np.ndarray | None, spec: "ObservationSpec")
 def _table(width: int, index: np.ndarray, value: np.ndarray, valid: np.ndarray, empty: int) -> np.ndarray:
     """``(B, width)`` int64 filled with ``empty``, then ``[b, index[b, i]] = value[b, i]`` where valid."""
     B = len(index)
-    table = np.full((B, width + 1), empty, dtype=np.int64)  # the extra column takes the invalid records
+    table = np.full((B, width + 1), empty, dtype=np.int64)  # the extra column takes the invalid entries
     at = np.arange(B)[:, None] * (width + 1) + np.where(valid, index, width)
     table.reshape(-1)[at] = value
     return table[:, :width]
@@ -243,13 +243,13 @@ def _table(width: int, index: np.ndarray, value: np.ndarray, valid: np.ndarray, 
 def encode(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
     """``(B, SPEC.size)`` uint8: the view of game ``b`` from seat ``seats[b]``.
 
-    Reads only what that seat may know: its own hand and the public record.
+    Reads only what that seat may know: its own hand and the public history.
     ``out``, if given, is filled in place (and returned). Every section is
     written whole, so nothing needs zeroing first.
     """
     me, out = _check(state, seats, out, SPEC)
-    out[:, :RECORDS.start] = encode_state_of_play(state, me)
-    encode_records(state, me, out[:, RECORDS])
+    out[:, :HISTORY.start] = encode_state_of_play(state, me)
+    encode_history(state, me, out[:, HISTORY])
     return out
 
 
@@ -257,17 +257,17 @@ assert (SPEC.sections["hand"].start, SPEC.sections["unseen"].start) == (0, NUM_C
 
 
 def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``(B, RECORDS.start)`` uint8: the sections before :data:`RECORDS` for seats ``me``.
+    """``(B, HISTORY.start)`` uint8: the sections before :data:`HISTORY` for seats ``me``.
 
     Mostly single ones in a zeroed block: they are scattered by flat index,
     which costs far less than writing short one-hot rows. ``out``, if given, is
-    a C-contiguous ``(B, n >= RECORDS.start)`` array whose first
-    ``RECORDS.start`` columns are zero: the sections are written there (and
+    a C-contiguous ``(B, n >= HISTORY.start)`` array whose first
+    ``HISTORY.start`` columns are zero: the sections are written there (and
     that block of ``out`` is returned), saving a copy."""
     B = state.batch_size
     games = np.arange(B)
     if out is None:
-        out = np.zeros((B, RECORDS.start), dtype=SPEC.dtype)
+        out = np.zeros((B, HISTORY.start), dtype=SPEC.dtype)
     flat = out.reshape(-1)
     row = games * out.shape[1]
 
@@ -326,13 +326,13 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
             written[:, j] = known
     at += row[:, None] + np.array([SPEC.sections[name].start for name, _, _ in singles])
     flat[at] = written
-    return out[:, :RECORDS.start]
+    return out[:, :HISTORY.start]
 
 
-def encode_records(state: State, me: np.ndarray, out: np.ndarray) -> None:
-    """Write the :data:`RECORDS` sections (``out`` is ``(B, RECORDS size)``) for seats ``me``."""
+def encode_history(state: State, me: np.ndarray, out: np.ndarray) -> None:
+    """Write the :data:`HISTORY` sections (``out`` is ``(B, HISTORY size)``) for seats ``me``."""
     B = state.batch_size
-    view = lambda name: SPEC.view(out, name, RECORDS.start)  # noqa: E731
+    view = lambda name: SPEC.view(out, name, HISTORY.start)  # noqa: E731
 
     # The auction: who made each bid, and over which standing bid each seat passed.
     length = int(state.auction_length.max(initial=0))

@@ -6,7 +6,7 @@ import pytest
 
 from briscola_env import BatchedEnv, engine
 from briscola_env.cards import NUM_SEATS, TOTAL_POINTS
-from briscola_env.observation import RECORDS, SPEC, encode, encode_records
+from briscola_env.observation import HISTORY, SPEC, encode, encode_history
 from briscola_env.rules import RulesConfig, preset
 from support import random_actions
 
@@ -23,15 +23,15 @@ def play(env: BatchedEnv, steps: int, seed: int = 0, check=None):
 
 
 def views_are_full_encodings(env: BatchedEnv, out, actions=None) -> None:
-    """The views and every seat's records, kept up to date an action at a time, equal a full encoding:
+    """The views and every seat's history, kept up to date an action at a time, equal a full encoding:
     the seat to act's in ``out.obs``, every seat's in the env's saved state (what a resumed env shows)."""
     assert np.array_equal(out.obs, encode(env.state, out.seat))
     saved = env.state_dict()
     for seat in range(NUM_SEATS):
-        full = np.empty((env.num_envs, RECORDS.stop - RECORDS.start), dtype=np.uint8)
-        encode_records(env.state, np.full(env.num_envs, seat), full)
+        full = np.empty((env.num_envs, HISTORY.stop - HISTORY.start), dtype=np.uint8)
+        encode_history(env.state, np.full(env.num_envs, seat), full)
         kept = np.concatenate([saved["seat_records"][:, seat], saved["shared_records"]], axis=1)
-        assert np.array_equal(kept, full), f"records of seat {seat}"
+        assert np.array_equal(kept, full), f"history of seat {seat}"
 
 
 @pytest.mark.parametrize("rules", [RulesConfig(), preset("points_only"), preset("follow_suit_endgame")],

@@ -133,9 +133,8 @@ def test_deals_and_dealers_holding_bools_give_a_clear_value_error():
 
 def env_attributes(env) -> dict:
     """What a failed reset or load must leave as it was: the generator's state, the deal
-    seeds, the records and every engine array."""
-    kept = {"rng": env._rng.bit_generator.state, "deal_seeds": env.deal_seeds.copy(),
-            "seat_records": env._seat_records.copy(), "shared_records": env._shared_records.copy()}
+    seeds, the views' history and every engine array."""
+    kept = {key: value for key, value in env.state_dict().items() if key != "engine"}
     kept.update({f"engine.{name}": array.copy() for name, array in arrays(env.state).items()})
     return kept
 
@@ -193,7 +192,7 @@ def broken(saved: dict, fault: str) -> dict:
         saved["engine"]["phase"] = saved["engine"]["phase"][:1]
     elif fault == "engine field of another dtype":
         saved["engine"]["trick_cards"] = saved["engine"]["trick_cards"].astype(np.float64)
-    elif fault == "records of another shape":
+    elif fault == "history of another shape":
         saved["seat_records"] = saved["seat_records"][:, :4]
     elif fault == "deal seed out of range":
         saved["deal_seeds"] = np.array([-1, 3])
@@ -203,7 +202,7 @@ def broken(saved: dict, fault: str) -> dict:
 
 
 @pytest.mark.parametrize("fault", ["no rng", "no engine field", "engine field of another shape",
-                                   "engine field of another dtype", "records of another shape",
+                                   "engine field of another dtype", "history of another shape",
                                    "deal seed out of range", "rng of another kind"])
 def test_batched_load_state_dict_with_bad_state_changes_nothing(fault):
     source = played_env(steps=12)

@@ -47,7 +47,7 @@ def set_hands(state, b, hands):
 def test_layout_table_is_the_module_docstring():
     assert SPEC.table() in observation.__doc__
     assert SPEC.size == sum(s.size for s in SPEC.sections.values()) == SPEC.shape[0]
-    assert observation.RECORDS.stop == SPEC.size
+    assert observation.HISTORY.stop == SPEC.size
 
 
 def test_scale_brings_every_entry_into_unit_range():
