@@ -33,7 +33,7 @@ from . import engine
 from .actions import NUM_ACTIONS, PLAY_OFFSET
 from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
 from .engine import MAX_SEED
-from .engine.deal import SEED_RANGE, int_array
+from .engine.deal import SEED_RANGE, int_array, seeds_out_of_range
 from .engine.codes import Phase
 from .engine.state import LAYOUT, State
 from .observation import (NUM_BIDS, RELATIVE_SEAT, PRIVILEGED_SPEC, HISTORY, SPEC, check_obs_dtype, encode_privileged,
@@ -224,7 +224,7 @@ class BatchedEnv:
         seeds = int_array(seeds, requirement)
         if seeds.shape != (self.num_envs,):
             raise ValueError(f"{requirement}; got shape {seeds.shape}")
-        bad = np.flatnonzero((seeds < 0) | (seeds >= MAX_SEED))
+        bad = seeds_out_of_range(seeds)
         if bad.size:
             raise ValueError(f"{requirement}; got {seeds[bad[0]]} for game {bad[0]}")
         return seeds.astype(np.int64)

@@ -44,12 +44,17 @@ def int_array(values, requirement: str) -> np.ndarray:
     return array
 
 
+def seeds_out_of_range(seeds: np.ndarray) -> np.ndarray:
+    """The indices of the int ``seeds`` that are no engine seed (outside :data:`SEED_RANGE`)."""
+    return np.flatnonzero((seeds < 0) | (seeds >= MAX_SEED))
+
+
 def as_seeds(seeds) -> np.ndarray:
     requirement = "seeds must be a 1-D array of ints (one per game)"
     seeds = int_array(seeds, requirement)
     if seeds.ndim != 1:
         raise ValueError(f"{requirement}; got shape {seeds.shape}")
-    bad = np.flatnonzero((seeds < 0) | (seeds >= MAX_SEED))
+    bad = seeds_out_of_range(seeds)
     if bad.size:
         raise ValueError(f"seeds must be in {SEED_RANGE}; got {seeds[bad[0]]}")
     return seeds.astype(np.uint64)
