@@ -6,12 +6,8 @@ from .deal import MAX_SEED, deal_from_seeds, hands_to_deal
 from .scoring import seat_roles
 from .state import MAX_AUCTION_LENGTH, Hidden, State, concatenate
 
-# The phase codes under the names they had before Phase held them, still imported by train.py.
-AUCTION, CALL, PLAY, DONE = Phase.AUCTION, Phase.CALL, Phase.PLAY, Phase.DONE
-
 __all__ = [
     "init", "init_from_deals", "step", "step_inplace", "reset_done", "random_actions",
     "deal_from_seeds", "hands_to_deal", "MAX_SEED", "State", "Hidden", "concatenate",
     "Phase", "Role", "PHASE_NAMES", "ROLE_NAMES", "WITHOUT_SOLO", "seat_roles", "MAX_AUCTION_LENGTH",
-    "AUCTION", "CALL", "PLAY", "DONE",
 ]
