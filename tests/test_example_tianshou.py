@@ -9,17 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("tianshou", minversion="2.0")
+from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv, PettingZooEnv
+from tianshou.utils.net.common import Net
 
-from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm  # noqa: E402
-from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy  # noqa: E402
-from tianshou.algorithm.optim import AdamOptimizerFactory  # noqa: E402
-from tianshou.data import Collector, CollectStats, VectorReplayBuffer  # noqa: E402
-from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
-from tianshou.utils.net.common import Net  # noqa: E402
-
-from briscola_env import raw_env  # noqa: E402
-from briscola_env.actions import CALL_OFFSET, PLAY_OFFSET  # noqa: E402
+from briscola_env import raw_env
+from briscola_env.actions import CALL_OFFSET, PLAY_OFFSET
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
