@@ -8,6 +8,11 @@ rows) and their legal-action masks, and returns one action per game. The
 same agent plays in the batched evaluation and, wrapped in
 :class:`AECPolicy`, in the PettingZoo environment. :func:`make_agent` builds
 one from a spec string, as the ``briscola`` command line does.
+
+:class:`SingleSeatEnv` (:mod:`.single_seat`) is one seat against four agents as a
+Gymnasium env, and :class:`SingleSeatVectorEnv` N such hands over the batched engine;
+:mod:`.sb3` adapts the latter to Stable-Baselines3. They live here, above the environment
+package, because agents (from spec strings) play the other seats.
 """
 
 from .adapter import AECPolicy
@@ -16,8 +21,10 @@ from .heuristic import HeuristicAgent
 from .pimc import PIMCAgent
 from .random_agent import RandomAgent
 from .registry import AGENTS, make_agent
+from .single_seat import SingleSeatEnv, SingleSeatVectorEnv
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "PIMCAgent", "PPOAgent", "AECPolicy", "AGENTS", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "PIMCAgent", "PPOAgent", "AECPolicy", "AGENTS", "make_agent",
+           "SingleSeatEnv", "SingleSeatVectorEnv"]
 
 
 def __getattr__(name):  # PPOAgent needs torch: imported only when asked for

@@ -6,11 +6,9 @@ Modules: :mod:`.cards` (card tables and names), :mod:`.actions` (the 151-id
 action space), :mod:`.rules` (the rules config and presets), :mod:`.engine`
 (the batched NumPy engine), :mod:`.observation` (each player's view),
 :mod:`.batched_env` (N games at once, for training), :mod:`.pettingzoo_env`
-(the PettingZoo AEC environment, also as :func:`env` and :func:`raw_env`),
-:mod:`.single_seat` (one seat against four agents, a Gymnasium env: :class:`SingleSeatEnv`, and N such
-hands over the batched engine: :class:`SingleSeatVectorEnv`), :mod:`.sb3` (that vector env as a
-Stable-Baselines3 ``VecEnv``, for ``MaskablePPO``) and
-:mod:`.reference` (a plain one-game implementation, the tests' oracle).
+(the PettingZoo AEC environment, also as :func:`env` and :func:`raw_env`) and
+:mod:`.reference` (a plain one-game implementation, the tests' oracle). One seat
+against four agents, as a Gymnasium env, is :class:`agents.SingleSeatEnv`.
 
 On PettingZoo 1.27 and later, importing the package also registers :data:`ENV_ID`
 for ``pettingzoo.make("aec", ENV_ID)``; earlier versions have no registry.
@@ -22,11 +20,10 @@ from .batched_env import BatchedEnv
 from .engine import PHASE_NAMES  # the names of the PettingZoo infos' "phase" ints
 from .pettingzoo_env import ENV_ID, env, raw_env
 from .rules import PRESETS, PayoffTable, RulesConfig, preset
-from .single_seat import SingleSeatEnv, SingleSeatVectorEnv
 
 __version__ = "0.1.0"
 __all__ = ["RulesConfig", "PayoffTable", "PRESETS", "preset", "BatchedEnv", "env", "raw_env", "ENV_ID",
-           "SingleSeatEnv", "SingleSeatVectorEnv", "PHASE_NAMES", "__version__"]
+           "PHASE_NAMES", "__version__"]
 
 # So that pettingzoo.make("aec", ENV_ID) finds the env. PettingZoo's registry first appears in 1.27;
 # on 1.25/1.26 (which pyproject allows) there is nothing to register with, and env()/raw_env() are

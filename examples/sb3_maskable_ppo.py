@@ -3,7 +3,7 @@
     python examples/sb3_maskable_ppo.py                              # 200,000 steps against four heuristics
     python examples/sb3_maskable_ppo.py --timesteps 20000 --opponents random
 
-The learner holds one seat (drawn at every hand) of :class:`briscola_env.SingleSeatEnv`;
+The learner holds one seat (drawn at every hand) of :class:`agents.SingleSeatEnv`;
 MaskablePPO reads the legal actions from its ``action_masks()``, so it never plays an illegal
 one. At the end the trained policy and a uniformly random legal policy each play the same
 seeded hands, and the script prints both mean payoffs per hand with a 95% interval.
@@ -17,7 +17,7 @@ import argparse
 import numpy as np
 from sb3_contrib import MaskablePPO
 
-from briscola_env import SingleSeatEnv
+from agents import SingleSeatEnv
 
 
 def mean_payoff(env: SingleSeatEnv, choose, hands: int, seed: int) -> tuple[float, float]:

@@ -13,7 +13,7 @@ illegal action; the env is ``raw_env``, which raises on one, so an illegal move 
 Every learner transition's target is its payoff at the end of the hand (a return horizon longer
 than any hand, gamma 1; see ``MAX_HAND_STEPS``). At the end the greedy DQN policy, a uniformly
 random legal policy and one that passes in every auction (else random legal) each play the
-learner's seat of the same seeded hands of :class:`briscola_env.SingleSeatEnv` (four
+learner's seat of the same seeded hands of :class:`agents.SingleSeatEnv` (four
 ``--opponents``, random by default, as in training); the script prints their mean payoffs per hand
 with a 95% interval. The defaults gave +2.622 (±0.277) for the DQN, -0.015 (±0.462) for random legal
 play and +2.761 (±0.256) for passing (a run of about 2 minutes on 2 cores): against random bidders the DQN
@@ -37,7 +37,8 @@ from tianshou.env import DummyVectorEnv, PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from briscola_env import SingleSeatEnv, raw_env
+from agents import SingleSeatEnv
+from briscola_env import raw_env
 from briscola_env.actions import PASS
 from briscola_env.cards import NUM_CARDS, NUM_SEATS
 from briscola_env.engine import MAX_AUCTION_LENGTH

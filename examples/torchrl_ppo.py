@@ -13,7 +13,7 @@ acted (``loss_mask_key = ("agents", "mask")``); GAE runs along every frame of ea
 the other seats' turns included, with the payoff as the reward at the end (gamma 1).
 
 At the end the trained policy (its most likely legal action) and a uniformly random legal policy
-each hold one seat of :class:`briscola_env.SingleSeatEnv` against the same fixed opponents on the
+each hold one seat of :class:`agents.SingleSeatEnv` against the same fixed opponents on the
 same seeded hands; the script prints both mean payoffs per hand with a 95% interval, and the
 illegal actions chosen during training, counted against the masks the env gave (``raw_env`` would
 also raise a ``ValueError`` on one).
@@ -36,7 +36,8 @@ from torchrl.envs.utils import ExplorationType, MarlGroupMapType, set_exploratio
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
-from briscola_env import SingleSeatEnv, raw_env
+from agents import SingleSeatEnv
+from briscola_env import raw_env
 
 GROUP = "agents"  # the name TorchRL gives the single group of MarlGroupMapType.ALL_IN_ONE_GROUP
 # The env's observation is a Dict(observation=..., action_mask=...): the wrapper moves the mask out

@@ -7,8 +7,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from agents import AECPolicy, HeuristicAgent
-from briscola_env import SingleSeatEnv, raw_env
+from agents import AECPolicy, HeuristicAgent, SingleSeatEnv
+from briscola_env import raw_env
 from briscola_env.engine import deal_from_seeds
 
 HAND_SEED = 11

@@ -7,10 +7,9 @@ import gymnasium
 import numpy as np
 import pytest
 
-from agents import Agent, HeuristicAgent
-from briscola_env import SingleSeatVectorEnv
+from agents import Agent, HeuristicAgent, SingleSeatVectorEnv
 from briscola_env.cards import NUM_SEATS
-from evaluation.play import play_games
+from agents.play import play_games
 
 GAMES = 48
 
@@ -45,7 +44,7 @@ def run(env: SingleSeatVectorEnv, seed: int, steps: int, choose=lambda mask: np.
 @pytest.mark.parametrize("seat", [None, 3])
 def test_every_ended_hand_is_the_game_play_games_plays_from_its_deal(seat):
     """The learner's reward, and the caller, of each hand that ended equal those of the same deal
-    played by evaluation.play_games with the same agents at the same seats."""
+    played by agents.play.play_games with the same agents at the same seats."""
     env = SingleSeatVectorEnv(GAMES, opponents="heuristic", seat=seat)
     _, _, ended = run(env, seed=5, steps=60)
     assert len(ended) > GAMES  # every slot finished a hand, many a second one
@@ -120,7 +119,7 @@ def test_maskable_ppo_trains_on_the_sb3_adapter_with_zero_illegal_actions():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from briscola_env.sb3 import SB3VecEnv
+    from agents.sb3 import SB3VecEnv
 
     env = VecMonitor(SB3VecEnv(SingleSeatVectorEnv(64, opponents="random")))
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=512, n_epochs=2, seed=0, device="cpu")

@@ -40,13 +40,16 @@ from typing import Any, Callable, Optional, Sequence, Union
 import gymnasium
 import numpy as np
 
-from .actions import NUM_ACTIONS
-from .batched_env import BatchedEnv
-from .cards import NUM_SEATS
-from .engine import MAX_SEED
-from .observation import SPEC, check_obs_dtype
-from .pettingzoo_env import observation_box, raw_env
-from .rules import RulesConfig, resolve_rules
+from briscola_env import BatchedEnv, raw_env
+from briscola_env.actions import NUM_ACTIONS
+from briscola_env.cards import NUM_SEATS
+from briscola_env.engine import MAX_SEED
+from briscola_env.observation import SPEC, check_obs_dtype
+from briscola_env.pettingzoo_env import observation_box
+from briscola_env.rules import RulesConfig, resolve_rules
+
+from .adapter import AECPolicy
+from .registry import make_agent
 
 NUM_OPPONENTS = NUM_SEATS - 1
 
@@ -92,9 +95,6 @@ class SingleSeatEnv(gymnasium.Env):
     def __init__(self, opponents: Union[str, Sequence[str]] = "heuristic", seat: Optional[int] = None,
                  rules: Union[RulesConfig, str, None] = None, reward: str = "payoff", obs_dtype: str = "uint8",
                  illegal_reward: Optional[float] = None, **rule_overrides):
-        # Imported here, not at module level: agents imports briscola_env, which exports this class.
-        from agents import AECPolicy, make_agent
-
         specs = _opponent_specs(opponents)
         self.fixed_seat = _checked_seat(seat)
         if illegal_reward is not None and not (isinstance(illegal_reward, (int, float, np.integer, np.floating))
@@ -214,8 +214,6 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, num_envs: int = 1024, opponents: Union[str, Sequence[str]] = "heuristic",
                  seat: Optional[int] = None, rules: Union[RulesConfig, str, None] = None, reward: str = "payoff",
                  obs_dtype: str = "uint8", **rule_overrides):
-        from agents import make_agent  # as in SingleSeatEnv: agents imports briscola_env
-
         specs = _opponent_specs(opponents)
         self.fixed_seat = _checked_seat(seat)
         self.obs_dtype = check_obs_dtype(obs_dtype)

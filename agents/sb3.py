@@ -1,9 +1,9 @@
-""":class:`~briscola_env.SingleSeatVectorEnv` as a Stable-Baselines3 ``VecEnv``, so that SB3 and
+""":class:`~agents.SingleSeatVectorEnv` as a Stable-Baselines3 ``VecEnv``, so that SB3 and
 sb3-contrib's ``MaskablePPO`` train on thousands of batched hands at once::
 
     from sb3_contrib import MaskablePPO
-    from briscola_env import SingleSeatVectorEnv
-    from briscola_env.sb3 import SB3VecEnv
+    from agents import SingleSeatVectorEnv
+    from agents.sb3 import SB3VecEnv
 
     env = SB3VecEnv(SingleSeatVectorEnv(num_envs=256, opponents="heuristic"))
     model = MaskablePPO("MlpPolicy", env, n_steps=32, device="cpu").learn(100_000)
