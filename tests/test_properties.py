@@ -186,7 +186,8 @@ def test_void_hand_pays_nothing_and_plays_no_trick(rules, seed, policy):
 @given(rules=rules_configs(), seed=seeds, policy=policies)
 def test_partner_revealed_becomes_true_exactly_when_the_called_card_is_played(rules, seed, policy):
     def check(before, actions, stepped, after):
-        plays_called = stepped & (before.phase == Phase.PLAY) & (actions == PLAY_OFFSET + before.called_card.astype(np.int64))
+        plays_called = (stepped & (before.phase == Phase.PLAY)
+                        & (actions == PLAY_OFFSET + before.called_card.astype(np.int64)))
         assert not (before.partner_revealed & plays_called).any()
         assert np.array_equal(after.partner_revealed, before.partner_revealed | plays_called)
         assert not after.partner_revealed[after.phase < Phase.PLAY].any()
