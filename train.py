@@ -71,7 +71,7 @@ from agents.ppo import PolicyValueNet, PPOAgent, entropy, load_checkpoint, sampl
 from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS
-from briscola_env.engine import PHASE_NAMES
+from briscola_env.engine import PHASE_NAMES, WITHOUT_SOLO, Role, seat_roles
 from briscola_env.files import replace_atomically, write_atomically
 from briscola_env.observation import SPEC
 from briscola_env.rewards import REWARD_MODES
@@ -378,7 +378,7 @@ class SnapshotPlayer:
 
 
 class Table:
-    """Who plays each seat of the games in progress, handed out as :func:`evaluation.play.play_games`
+    """Who plays each seat of the games in progress, handed out as :func:`agents.play.play_games`
     does: ``agents[seat_agents[g, s]]`` plays seat ``s`` of game ``g``. The agents are the learner
     (the network being trained: only its decisions are stored), the heuristic agent, then the
     opponent pool's snapshots of the learner, oldest first (up to pool_size: the oldest is dropped)."""
@@ -636,11 +636,10 @@ def log_games(writer, finished: list[dict], step: int) -> None:
     if shown.size:
         writer.add_scalar("game/called_card_trick", float(shown.mean() + 1), step)  # 1..8
     # Captured points of the learner's seats, by role (a solo caller, his own partner, counts as caller).
-    seats = np.arange(NUM_SEATS)
-    as_caller = seats == caller[:, None]
-    as_partner = (seats == partner[:, None]) & ~as_caller
-    for name, in_role in (("caller", as_caller), ("partner", as_partner), ("defender", ~as_caller & ~as_partner)):
-        mine = played[:, None] & learner & in_role
+    roles = np.full(learner.shape, -1)  # -1: no role in a void hand
+    roles[played] = WITHOUT_SOLO[seat_roles(caller[played], partner[played])]
+    for name, role in (("caller", Role.CALLER), ("partner", Role.PARTNER), ("defender", Role.DEFENDER)):
+        mine = learner & (roles == role)
         if mine.any():
             writer.add_scalar(f"game/learner_points_as_{name}", float(facts["captured_points"][mine].mean()), step)
 

@@ -90,10 +90,13 @@ def test_no_import_cycles_even_through_imports_inside_functions():
     assert cycles(import_graph()) == []
 
 
-def test_the_agents_never_import_the_evaluation():
+@pytest.mark.parametrize("lower, upper", [("agents", "evaluation"), ("briscola_env", "agents"),
+                                          ("briscola_env", "evaluation")])
+def test_the_layers_import_only_downwards(lower, upper):
+    """briscola_env (the game and its environments) < agents (the players) < evaluation."""
     graph = import_graph()
-    reaching = {name: sorted(t for t in targets if t.split(".")[0] == "evaluation")
-                for name, targets in graph.items() if name.split(".")[0] == "agents"}
+    reaching = {name: sorted(t for t in targets if t.split(".")[0] == upper)
+                for name, targets in graph.items() if name.split(".")[0] == lower}
     assert {name: targets for name, targets in reaching.items() if targets} == {}
 
 
