@@ -170,6 +170,25 @@ class SingleSeatEnv(gymnasium.Env):
         return view, info
 
 
+def mean_payoff(env: SingleSeatEnv, choose: Callable[[np.ndarray, np.ndarray], int], hands: int,
+                seed: int) -> tuple[float, float]:
+    """The learner's mean payoff per hand and its 95% half-width (normal approximation) when
+    ``choose(obs, mask)`` picks its actions, on ``hands`` hands reset with seeds ``seed``, ``seed + 1``, ...:
+    policies measured with the same seed play the same deals, seats and opponents' draws."""
+    if hands < 2:
+        raise ValueError(f"hands must be at least 2 for a half-width; got {hands!r}")
+    payoffs = []
+    for hand in range(hands):
+        obs, _ = env.reset(seed=seed + hand)
+        done, reward = False, 0.0
+        while not done:
+            obs, reward, terminated, truncated, _ = env.step(choose(obs, env.action_masks()))
+            done = terminated or truncated
+        payoffs.append(reward)
+    payoffs = np.asarray(payoffs)
+    return float(payoffs.mean()), float(1.96 * payoffs.std(ddof=1) / np.sqrt(len(payoffs)))
+
+
 class LegalActionBatch(gymnasium.spaces.MultiDiscrete):
     """``MultiDiscrete([151] * N)`` whose unmasked ``sample()`` draws, in every game, one of the
     actions ``legal_mask()`` (``(N, 151)`` bool) allows now; an explicit mask is used as given."""

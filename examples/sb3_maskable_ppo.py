@@ -18,20 +18,7 @@ import numpy as np
 from sb3_contrib import MaskablePPO
 
 from agents import SingleSeatEnv
-
-
-def mean_payoff(env: SingleSeatEnv, choose, hands: int, seed: int) -> tuple[float, float]:
-    """Mean payoff per hand (and its 95% half-width) of ``choose(obs, mask)`` on ``hands`` seeded hands."""
-    payoffs = []
-    for hand in range(hands):
-        obs, _ = env.reset(seed=seed + hand)
-        done, reward = False, 0.0
-        while not done:
-            obs, reward, terminated, truncated, _ = env.step(choose(obs, env.action_masks()))
-            done = terminated or truncated
-        payoffs.append(reward)
-    payoffs = np.asarray(payoffs)
-    return float(payoffs.mean()), float(1.96 * payoffs.std(ddof=1) / np.sqrt(len(payoffs)))
+from agents.single_seat import mean_payoff
 
 
 def main(argv=None) -> None:

@@ -38,6 +38,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 from agents import SingleSeatEnv
+from agents.single_seat import mean_payoff
 from briscola_env import raw_env
 from briscola_env.actions import PASS
 from briscola_env.cards import NUM_CARDS, NUM_SEATS
@@ -74,20 +75,6 @@ def greedy_action(policy: DiscreteQLearningPolicy, obs: np.ndarray, mask: np.nda
     with torch.no_grad():
         out = policy(Batch(obs=Batch(obs=obs[None], mask=mask[None]), info=Batch()))
     return int(out.act[0])
-
-
-def mean_payoff(env: SingleSeatEnv, choose, hands: int, seed: int) -> tuple[float, float]:
-    """Mean payoff per hand (and its 95% half-width) of ``choose(obs, mask)`` on ``hands`` seeded hands."""
-    payoffs = []
-    for hand in range(hands):
-        obs, _ = env.reset(seed=seed + hand)
-        done, reward = False, 0.0
-        while not done:
-            obs, reward, terminated, truncated, _ = env.step(choose(obs, env.action_masks()))
-            done = terminated or truncated
-        payoffs.append(reward)
-    payoffs = np.asarray(payoffs)
-    return float(payoffs.mean()), float(1.96 * payoffs.std(ddof=1) / np.sqrt(len(payoffs)))
 
 
 def main(argv=None) -> None:

@@ -37,6 +37,7 @@ from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor, ValueOpe
 from torchrl.objectives import ClipPPOLoss, ValueEstimators
 
 from agents import SingleSeatEnv
+from agents.single_seat import mean_payoff
 from briscola_env import raw_env
 
 GROUP = "agents"  # the name TorchRL gives the single group of MarlGroupMapType.ALL_IN_ONE_GROUP
@@ -135,20 +136,6 @@ def greedy_legal(actor: ProbabilisticActor):
         with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
             return int(actor(step)[ACTION][0])
     return choose
-
-
-def mean_payoff(env: SingleSeatEnv, choose, hands: int, seed: int) -> tuple[float, float]:
-    """Mean payoff per hand (and its 95% half-width) of ``choose(obs, mask)`` on ``hands`` seeded hands."""
-    payoffs = []
-    for hand in range(hands):
-        obs, _ = env.reset(seed=seed + hand)
-        done, reward = False, 0.0
-        while not done:
-            obs, reward, terminated, truncated, _ = env.step(choose(obs, env.action_masks()))
-            done = terminated or truncated
-        payoffs.append(reward)
-    payoffs = np.asarray(payoffs)
-    return float(payoffs.mean()), float(1.96 * payoffs.std(ddof=1) / np.sqrt(len(payoffs)))
 
 
 def main(argv=None) -> None:

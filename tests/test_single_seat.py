@@ -150,3 +150,17 @@ def test_importing_briscola_env_does_not_import_agents():
 
     code = "import sys, briscola_env; assert 'agents' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_mean_payoff_plays_the_same_seeded_hands_for_every_policy():
+    from agents.single_seat import mean_payoff
+
+    env = SingleSeatEnv(opponents="random")
+    first_legal = lambda obs, mask: int(np.flatnonzero(mask)[0])  # noqa: E731
+    mean, half_width = mean_payoff(env, first_legal, hands=6, seed=40)
+    rewards = [play(env, seed=40 + hand)[2] for hand in range(6)]
+    assert mean == pytest.approx(np.mean(rewards))
+    assert half_width == pytest.approx(1.96 * np.std(rewards, ddof=1) / np.sqrt(6))
+    assert mean_payoff(env, first_legal, hands=6, seed=40) == (mean, half_width)
+    with pytest.raises(ValueError, match="at least 2"):
+        mean_payoff(env, first_legal, hands=1, seed=0)
