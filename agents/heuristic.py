@@ -36,6 +36,12 @@ out. A partner not yet revealed keeps the called card back while he can
 (before the last ``reveal_late`` tricks). Teammates: the caller for the
 partner; the partner for the caller once revealed; the other defenders once
 the partner is revealed.
+
+**Handicap.** With ``noise`` above 0, each decision is, with that
+probability, a uniformly random legal action instead (drawn from the agent's
+own seeded generator): a weaker player by construction, as the known middle
+of a ranking (``heuristic:noise=0.5``). At 0, the default, no number is drawn
+and the play is the rules' alone.
 """
 
 from __future__ import annotations
@@ -67,7 +73,7 @@ class HeuristicAgent(Agent):
 
     def __init__(self, rules: Optional[RulesConfig] = None, seed: Optional[int] = None, bid_base: float = 30,
                  bid_step: float = 4, points_from: float = 75, max_points: int = 90, solo_from: float = 90,
-                 take_from: int = 10, reveal_late: int = 3):
+                 take_from: int = 10, reveal_late: int = 3, noise: float = 0.0):
         self.bid_base, self.points_from, self.solo_from = (check_number("heuristic", name, value)
                                                            for name, value in (("bid_base", bid_base),
                                                                                ("points_from", points_from),
@@ -79,6 +85,7 @@ class HeuristicAgent(Agent):
         # A trick's points never exceed the deck's: take_from above them would never take one.
         self.take_from = check_number("heuristic", "take_from", take_from, True, 0, TOTAL_POINTS)
         self.reveal_late = check_number("heuristic", "reveal_late", reveal_late, True, 0, NUM_TRICKS)
+        self.noise = check_number("heuristic", "noise", noise, least=0, most=1)
         super().__init__(seed)
         self.rules = rules or RulesConfig()
         cards = card_tables(self.rules.ten_card)
@@ -122,7 +129,17 @@ class HeuristicAgent(Agent):
                 actions[:] = decide(obs, mask)  # no copy when every game is in the same phase
             elif rows.size:
                 actions[rows] = decide(obs[rows], mask[rows])
+        if self.noise > 0:  # at 0 nothing is drawn: the generator's stream, and the play, stay those of the rules
+            self._add_noise(actions, mask)
         return actions
+
+    def _add_noise(self, actions: np.ndarray, mask: np.ndarray) -> None:
+        """Replace each game's action, with probability ``noise``, by a uniform legal one (in place)."""
+        rows = np.flatnonzero(self.rng.random(len(actions)) < self.noise)
+        if rows.size:
+            # The legal action with the highest uniform key is a uniform choice among them.
+            keys = np.where(mask[rows], self.rng.random((rows.size, mask.shape[1])), -1.0)
+            actions[rows] = keys.argmax(axis=1)
 
     # --- the three phases ------------------------------------------------------------------
 

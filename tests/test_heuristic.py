@@ -82,3 +82,58 @@ def test_beats_the_random_agent_clearly():
     result = evaluate_pair(HeuristicAgent(), RandomAgent(), 150, seed=1)
     assert result.edge_a > 0.5 and result.edge_a_ci[0] > 0
     assert result.edge_b < 0 and result.edge_b_ci[1] < 0
+
+
+# --- the handicap (noise) -----------------------------------------------------------------------
+
+# sha256 of the actions of 200 mixed heuristic/random games (below), as the heuristic played them before
+# it had a noise option: its default must play them bit for bit (a deliberate change of its rules updates it).
+TODAYS_PLAY = "11c2f0e4cfe5a5c43a5c114ab0bfb12fb71f2f4fca216ade5bec011c3eb00715"
+
+
+def mixed_games(heuristic: HeuristicAgent) -> np.ndarray:
+    from agents.play import play_games
+
+    layout = np.random.default_rng(7).integers(0, 2, (200, 5))
+    _, actions = play_games([heuristic, RandomAgent(seed=4)], layout, np.arange(200) * 7919 + 11)
+    return actions
+
+
+def test_default_noise_plays_as_before_and_draws_nothing():
+    import hashlib
+
+    default, explicit = HeuristicAgent(seed=3), HeuristicAgent(seed=3, noise=0.0)
+    untouched = np.random.default_rng(3).bit_generator.state
+    actions = mixed_games(default)
+    assert hashlib.sha256(actions.tobytes()).hexdigest() == TODAYS_PLAY
+    assert np.array_equal(mixed_games(explicit), actions)
+    assert default.rng.bit_generator.state == untouched  # no number drawn: the generator is as seeded
+
+
+def test_noise_replaces_that_share_of_decisions_by_legal_random_ones():
+    from briscola_env import BatchedEnv
+
+    out = BatchedEnv(4000, auto_reset=False).reset(seed=0)  # opening bids: many legal actions each
+    rules_play = HeuristicAgent().act(out.obs, out.mask)
+    noisy = HeuristicAgent(seed=1, noise=0.5).act(out.obs, out.mask)
+    assert out.mask[np.arange(len(noisy)), noisy].all()
+    changed = (noisy != rules_play).mean()
+    # Half the decisions are random, and a random one may still be the rules' choice.
+    legal = out.mask.sum(axis=1)
+    expected = 0.5 * (1 - 1 / legal).mean()
+    assert abs(changed - expected) < 0.03, (changed, expected)
+    assert np.array_equal(HeuristicAgent(seed=1, noise=0.5).act(out.obs, out.mask), noisy)  # seeded
+    assert not np.array_equal(HeuristicAgent(seed=2, noise=0.5).act(out.obs, out.mask), noisy)
+    always = HeuristicAgent(seed=1, noise=1.0).act(out.obs, out.mask)
+    assert abs((always != rules_play).mean() - 2 * expected) < 0.03
+
+
+def test_noise_through_a_spec_and_out_of_range_refused():
+    import pytest
+
+    from agents import make_agent
+
+    assert make_agent("heuristic:noise=0.5").noise == 0.5
+    for bad in ("1.5", "-0.1"):
+        with pytest.raises(ValueError, match=r"noise must be a finite number in 0\.\.1"):
+            make_agent(f"heuristic:noise={bad}")
