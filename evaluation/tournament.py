@@ -1,0 +1,451 @@
+"""Tournaments: a population of agents rated on mixed tables.
+
+**Design.** On each deal, ``tables_per_deal`` tables are played, each a seating of five agents
+of the population (an agent may hold several seats of a table). For each seat, the agents of
+successive tables come from a fresh random permutation of the population per cycle of
+``lcm(tables_per_deal, agents)`` tables, taken in turn: so every agent sits at every seat
+equally often (to within one table), and the tables of one deal put different agents in the
+same seat (all of them when there are no more agents than tables). Each seat's agents of a deal
+are then dealt out to its tables in a random order of their own: the seats being drawn apart,
+the tables mix the population and every agent meets every other.
+
+**Rating.** A seat's payoff is modelled as the rating of the agent holding it plus an effect of
+its deal and seat (the cards and the position: the luck, which cancels):
+``payoff(t, s) ~ rating[agent(t, s)] + luck[deal(t), s]``, fitted by least squares over every
+seat of every table. Adding a constant to every rating and taking it from every luck effect
+changes no prediction, so the ratings are identified only up to that constant: one agent is
+pinned at 0 (the heuristic, else the first agent), and an agent's rating is its payoff per
+hand over the pinned agent's, holding the same cards in the same place. Nothing else is lost
+as long as the agents sharing a (deal, seat) link the whole population (which takes at least
+two tables per deal; :func:`check_identified` refuses a design that does not). The luck
+effects are not estimated: subtracting each (deal, seat)'s mean from its payoffs and from the
+agents' seat counts leaves the ratings' own least-squares problem (Frisch-Waugh-Lovell), a
+system of one equation per agent summed deal by deal. The 95% intervals come from a bootstrap
+over deals: deals resampled with replacement (a deal drawn twice counts twice), the ratings
+refitted.
+
+**OpenSkill.** From the same games, Plackett-Luce ratings: each table is a match between the
+agents at it, ranked by their payoff there (an agent holding several seats of a table enters
+once, with its seats' mean payoff: one player cannot be two entrants of a match); a table of one
+agent rates nothing. Unlike the fitted ratings, these do not cancel the cards' luck, which only
+averages out over many tables.
+
+``briscola tournament SPEC SPEC ...`` (:func:`add_tournament_parser`, :func:`run_tournament`)
+prints the table and writes ``results.md``, ``plots/ratings.png`` and, last, ``results.json``
+into a run folder of its own (:mod:`evaluation.report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+from agents import Agent, make_agent
+from agents.play import play_games
+from briscola_env import __version__, preset
+from briscola_env.cards import NUM_SEATS
+from briscola_env.files import write_atomically
+from briscola_env.rules import PRESETS, RulesConfig
+from briscola_env.seeds import deal_seeds as purpose_deal_seeds
+
+from .report import MAX_RATED_GAMES, claim_folder
+
+DEAL_PURPOSE = "tournament"  # the deal stream of briscola_env.seeds: disjoint from the training deals
+PINNED_AGENT = "heuristic"  # pinned at rating 0 when in the population
+BOOTSTRAP_SAMPLES, LEVEL = 2000, 0.95  # as evaluation.bootstrap's intervals
+_BLOCK = 250  # bootstrap samples refitted at once (bounds the memory of the resampled systems)
+
+
+# --- the design ---------------------------------------------------------------------------------
+
+def seating_design(agents: int, deals: int, tables_per_deal: int, rng: np.random.Generator) -> np.ndarray:
+    """``(deals, tables_per_deal, 5)``: the agent (an index below ``agents``) at each seat of each
+    table of each deal, as the module docstring describes."""
+    if agents < 1 or deals < 1 or tables_per_deal < 1:
+        raise ValueError(f"a design needs at least one agent, deal and table; got {agents}, {deals}, "
+                         f"{tables_per_deal}")
+    slots = deals * tables_per_deal  # per seat, table by table, deal-major
+    cycle = math.lcm(tables_per_deal, agents)  # whole deals and whole permutations: no deal straddles two cycles
+    cycles = -(-slots // cycle)
+    orders = rng.permuted(np.tile(np.arange(agents), (NUM_SEATS, cycles, 1)), axis=2)  # [seat, cycle, k]
+    slot = np.arange(slots)
+    seated = orders[:, slot // cycle, slot % agents].T.reshape(deals, tables_per_deal, NUM_SEATS)
+    # Which table of a deal gets which of a seat's agents is free: drawn for each (deal, seat), so that
+    # the tables of a cycle are not the same few seatings over and over.
+    return rng.permuted(seated, axis=1)
+
+
+def seat_counts(seating: np.ndarray, agents: int) -> np.ndarray:
+    """``(agents, 5)``: how many tables had each agent at each seat."""
+    return np.stack([np.bincount(seating[..., s].ravel(), minlength=agents) for s in range(NUM_SEATS)], axis=1)
+
+
+def meetings(seating: np.ndarray, agents: int) -> np.ndarray:
+    """``(agents, agents)``: at how many tables each pair of agents sat together (an agent with
+    itself: the tables where it held two seats or more)."""
+    tables = seating.reshape(-1, NUM_SEATS)
+    present = np.zeros((len(tables), agents), dtype=np.int64)
+    np.add.at(present, (np.repeat(np.arange(len(tables)), NUM_SEATS), tables.ravel()), 1)
+    together = (present > 0).astype(np.int64)
+    met = together.T @ together
+    np.fill_diagonal(met, (present > 1).sum(axis=0))
+    return met
+
+
+# --- the least-squares ratings ------------------------------------------------------------------
+
+def _normal_equations(seating: np.ndarray, payoffs: np.ndarray, agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each deal's share of the ratings' normal equations, the luck effects taken out: ``(deals,
+    agents, agents)`` and ``(deals, agents)``. Within a (deal, seat) of ``m`` tables where agent k
+    sat ``n_k`` times and took ``S_k`` in all, with mean payoff ``y``: ``diag(n) - n n' / m`` and
+    ``S - n y``."""
+    tables = seating.shape[1]
+    count = np.zeros(seating.shape[:1] + (NUM_SEATS, agents))  # [deal, seat, agent]
+    total = np.zeros_like(count)
+    deal, _, seat = np.indices(seating.shape)
+    np.add.at(count, (deal, seat, seating), 1.0)
+    np.add.at(total, (deal, seat, seating), payoffs)
+    mean = payoffs.mean(axis=1)  # (deals, 5)
+    gram = np.einsum("dsk,kl->dkl", count, np.eye(agents)) - np.einsum("dsk,dsl->dkl", count, count) / tables
+    moment = (total - count * mean[..., None]).sum(axis=1)
+    return gram, moment
+
+
+def _reduced(gram: np.ndarray, pinned: int) -> np.ndarray:
+    keep = np.delete(np.arange(gram.shape[-1]), pinned)
+    return gram[..., keep[:, None], keep]
+
+
+def check_identified(seating: np.ndarray, agents: int, pinned: int) -> None:
+    """A ValueError unless the design identifies every rating once ``pinned``'s is 0: the agents that
+    share a (deal, seat) must link the whole population (a design of one table per deal links none)."""
+    gram, _ = _normal_equations(seating, np.zeros(seating.shape), agents)
+    if agents > 1 and np.linalg.matrix_rank(_reduced(gram.sum(axis=0), pinned)) < agents - 1:
+        raise ValueError("the ratings are not identified by this design: the agents seated at the same seat of "
+                         "the same deal do not link the whole population; play more deals, or more tables per deal")
+
+
+def _solve(gram: np.ndarray, moment: np.ndarray, pinned: int) -> np.ndarray:
+    """The ratings (pinned's 0) of normal equations ``gram`` and ``moment``, stacked in front."""
+    keep = np.delete(np.arange(moment.shape[-1]), pinned)
+    solved = np.linalg.solve(_reduced(gram, pinned), moment[..., keep, None])[..., 0]
+    ratings = np.zeros(moment.shape)
+    ratings[..., keep] = solved
+    return ratings
+
+
+def fit_ratings(seating: np.ndarray, payoffs: np.ndarray, agents: int, pinned: int = 0) -> np.ndarray:
+    """``(agents,)`` least-squares ratings: ``payoffs[d, t, s] ~ rating[seating[d, t, s]] + luck[d, s]``,
+    with ``rating[pinned] = 0`` (the module docstring)."""
+    check_identified(seating, agents, pinned)
+    gram, moment = _normal_equations(seating, np.asarray(payoffs, dtype=np.float64), agents)
+    return _solve(gram.sum(axis=0), moment.sum(axis=0), pinned)
+
+
+def bootstrap_ratings(seating: np.ndarray, payoffs: np.ndarray, agents: int, pinned: int, rng: np.random.Generator,
+                      samples: int = BOOTSTRAP_SAMPLES) -> tuple[np.ndarray, int]:
+    """``(kept, agents)`` ratings refitted on deals resampled with replacement, and how many of the
+    ``samples`` resamples were left out because they did not identify the ratings (too few deals
+    to link the population: never with the default design, whose every deal seats every agent at
+    every seat while there are no more agents than tables)."""
+    gram, moment = _normal_equations(seating, np.asarray(payoffs, dtype=np.float64), agents)
+    deals = len(gram)
+    refitted = []
+    for start in range(0, samples, _BLOCK):
+        block = min(_BLOCK, samples - start)
+        picks = rng.integers(0, deals, size=(block, deals))
+        weight = np.bincount((np.arange(block)[:, None] * deals + picks).ravel(), minlength=block * deals)
+        weight = weight.reshape(block, deals).astype(np.float64)
+        grams = (weight @ gram.reshape(deals, -1)).reshape(block, agents, agents)
+        moments = weight @ moment
+        solvable = np.linalg.matrix_rank(_reduced(grams, pinned)) == agents - 1
+        refitted.append(_solve(grams[solvable], moments[solvable], pinned))
+    kept = np.concatenate(refitted)
+    return kept, samples - len(kept)
+
+
+def percentile_interval(values: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    tail = (1 - level) / 2
+    return float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))
+
+
+# --- OpenSkill --------------------------------------------------------------------------------
+
+def openskill_ratings(seating: np.ndarray, payoffs: np.ndarray, names: Sequence[str]) -> dict[str, dict]:
+    """Plackett-Luce ratings, each table a match of its agents ranked by payoff (the module
+    docstring); at most ``MAX_RATED_GAMES`` tables, evenly spread, as :func:`.report.ratings`."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rating = [model.rating(name=name) for name in names]
+    tables, pay = seating.reshape(-1, NUM_SEATS), payoffs.reshape(-1, NUM_SEATS)
+    step = max(1, len(tables) // MAX_RATED_GAMES)
+    for seated, payoff in zip(tables[::step], pay[::step]):
+        entrants = np.unique(seated)
+        if len(entrants) < 2:
+            continue
+        scores = [float(payoff[seated == k].mean()) for k in entrants]
+        rated = model.rate([[rating[k]] for k in entrants], scores=scores)
+        for k, [new] in zip(entrants, rated):
+            rating[k] = new
+    return {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for name, r in zip(names, rating)}
+
+
+# --- playing and the result -------------------------------------------------------------------
+
+@dataclass
+class TournamentResult:
+    """What a tournament measured; ratings per hand over the pinned agent's, with 95% intervals."""
+
+    names: list
+    specs: list
+    deals: int
+    tables_per_deal: int
+    pinned: int  # the agent whose rating is 0
+    ratings: np.ndarray  # (agents,)
+    ratings_ci: np.ndarray  # (agents, 2)
+    openskill: dict  # name -> mu, sigma, ordinal
+    bootstrap_left_out: int  # resamples that did not identify the ratings
+    deal_seeds: np.ndarray = field(repr=False)
+    seating: np.ndarray = field(repr=False)  # (deals, tables, 5) agent indices
+    payoffs: np.ndarray = field(repr=False)  # (deals, tables, 5)
+    bootstrap: np.ndarray = field(repr=False)  # (kept samples, agents) refitted ratings
+
+    @property
+    def order(self) -> list[int]:
+        """The agents, highest rating first."""
+        return sorted(range(len(self.names)), key=lambda k: -self.ratings[k])
+
+    def difference(self, a: int, b: int) -> tuple[float, tuple[float, float]]:
+        """Agent ``a``'s rating minus ``b``'s, with its 95% interval (from the same resamples)."""
+        return float(self.ratings[a] - self.ratings[b]), \
+            percentile_interval(self.bootstrap[:, a] - self.bootstrap[:, b])
+
+    def mean_payoffs(self) -> np.ndarray:
+        """Each agent's raw mean payoff per seat held (luck included)."""
+        agents = len(self.names)
+        held = np.bincount(self.seating.ravel(), minlength=agents)
+        return np.bincount(self.seating.ravel(), self.payoffs.ravel(), minlength=agents) / np.maximum(held, 1)
+
+    def as_dict(self) -> dict:
+        agents = len(self.names)
+        counts, mean = seat_counts(self.seating, agents), self.mean_payoffs()
+        return {"deals": self.deals, "tables_per_deal": self.tables_per_deal, "pinned": self.names[self.pinned],
+                "agents": [{"name": self.names[k], "spec": self.specs[k], "rating": float(self.ratings[k]),
+                            "rating_ci": [float(x) for x in self.ratings_ci[k]], "openskill": self.openskill[
+                                self.names[k]], "seats": int(counts[k].sum()), "mean_payoff": float(mean[k])}
+                           for k in self.order],
+                "differences": [{"a": self.names[a], "b": self.names[b], "difference": d, "ci": list(ci)}
+                                for a, b in combinations(self.order, 2) for d, ci in [self.difference(a, b)]],
+                "design": {"seat_counts": counts.tolist(), "meetings": meetings(self.seating, agents).tolist()},
+                "bootstrap": {"samples": BOOTSTRAP_SAMPLES, "left_out": self.bootstrap_left_out}}
+
+
+def _pinned_index(names: Sequence[str], pin: Optional[str]) -> int:
+    if pin is not None:
+        if pin not in names:
+            raise ValueError(f"the agent to pin at 0, {pin!r}, is not in the population: {', '.join(names)}")
+        return list(names).index(pin)
+    return list(names).index(PINNED_AGENT) if PINNED_AGENT in names else 0
+
+
+@dataclass
+class TournamentPlan:
+    """What a tournament will play, drawn before anything is: the deals, the seating, the pinned agent."""
+
+    seed: int
+    tables_per_deal: int
+    pinned: int
+    deal_seeds: np.ndarray  # (deals,)
+    seating: np.ndarray  # (deals, tables, 5) agent indices
+
+
+def plan_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, tables_per_deal: Optional[int] = None,
+                    seed: int = 0, pin: Optional[str] = None) -> TournamentPlan:
+    """Check a tournament's arguments, reseed ``agents`` and draw its deals (the ``"tournament"``
+    stream of ``seed``) and seating (:func:`seating_design`, from ``seed``); ``tables_per_deal``
+    defaults to as many as agents, so that every deal seats every agent at every seat. ``pin``
+    names the agent rated 0 (default: ``heuristic`` if in the population, else the first)."""
+    if len(agents) < 2 or len(names) != len(agents):
+        raise ValueError(f"a tournament needs at least two agents, each with a name; got {len(agents)} agents "
+                         f"and {len(names)} names")
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise ValueError(f"deals must be a whole number of at least 1; got {deals!r}")
+    tables = len(agents) if tables_per_deal is None else tables_per_deal
+    if isinstance(tables, bool) or not isinstance(tables, (int, np.integer)) or tables < 2:
+        raise ValueError("tables per deal must be a whole number of at least 2: with one, no two agents ever hold "
+                         f"the same cards, and the ratings are not identified; got {tables!r}")
+    pinned = _pinned_index(names, pin)
+    seeds = purpose_deal_seeds(DEAL_PURPOSE, seed, int(deals))
+    rng = np.random.default_rng(seed)
+    for agent in agents:  # as evaluation.duplicate: every agent reseeded from the run seed
+        agent.reset(int(rng.integers(2**32)))
+    seating = seating_design(len(agents), int(deals), int(tables), rng)
+    check_identified(seating, len(agents), pinned)
+    return TournamentPlan(seed, int(tables), pinned, seeds, seating)
+
+
+def play_planned(plan: TournamentPlan, agents: Sequence[Agent], names: Sequence[str],
+                 rules: Optional[RulesConfig] = None, chunk: int = 256, specs: Optional[Sequence[str]] = None,
+                 progress: Optional[Callable[[int], None]] = None) -> TournamentResult:
+    """Play ``plan``'s tables, every table of ``chunk`` deals in one batch (``progress(n)`` after each,
+    with the deals done), and rate the agents: least squares with its bootstrap, and OpenSkill. The
+    agents draw their random numbers batch by batch, as in :mod:`.duplicate`: the same plan and
+    chunk, the same games."""
+    deals, tables = plan.seating.shape[:2]
+    payoffs = np.empty(plan.seating.shape)
+    for start in range(0, deals, chunk):
+        n = min(chunk, deals - start)
+        state, _ = play_games(agents, plan.seating[start:start + n].reshape(-1, NUM_SEATS),
+                              np.repeat(plan.deal_seeds[start:start + n], tables), rules)
+        payoffs[start:start + n] = state.rewards.reshape(n, tables, NUM_SEATS)
+        if progress:
+            progress(start + n)
+    agent_count = len(agents)
+    ratings = fit_ratings(plan.seating, payoffs, agent_count, plan.pinned)
+    # The intervals draw from a generator of their own, as evaluation.duplicate's (seed + 1).
+    resampled, left_out = bootstrap_ratings(plan.seating, payoffs, agent_count, plan.pinned,
+                                            np.random.default_rng(plan.seed + 1))
+    return TournamentResult(list(names), list(specs or names), deals, tables, plan.pinned, ratings,
+                            np.array([percentile_interval(resampled[:, k]) for k in range(agent_count)]),
+                            openskill_ratings(plan.seating, payoffs, names), left_out, plan.deal_seeds, plan.seating,
+                            payoffs, resampled)
+
+
+def play_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, tables_per_deal: Optional[int] = None,
+                    seed: int = 0, rules: Optional[RulesConfig] = None, chunk: int = 256, pin: Optional[str] = None,
+                    specs: Optional[Sequence[str]] = None,
+                    progress: Optional[Callable[[int], None]] = None) -> TournamentResult:
+    """Rate ``agents`` (named ``names``; ``specs`` for the record) on ``deals`` deals:
+    :func:`plan_tournament`, then :func:`play_planned`."""
+    plan = plan_tournament(agents, names, deals, tables_per_deal, seed, pin)
+    return play_planned(plan, agents, names, rules, chunk, specs, progress)
+
+
+# --- reports ------------------------------------------------------------------------------------
+
+def _interval(mean: float, ci) -> str:
+    return f"{mean:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f})"
+
+
+def results_markdown(result: TournamentResult) -> str:
+    """The ratings table and the pairwise differences, as printed and written to ``results.md``."""
+    counts, mean = seat_counts(result.seating, len(result.names)), result.mean_payoffs()
+    pinned = result.names[result.pinned]
+    how = "" if pinned == PINNED_AGENT else f" ({PINNED_AGENT} is not in the population: the first agent is pinned)"
+    lines = [f"{result.deals} deals x {result.tables_per_deal} tables; ratings per hand over {pinned}'s, "
+             f"luck of the cards cancelled (95% CI, bootstrap over deals){how}", "",
+             "| rank | agent | rating (95% CI) | OpenSkill (mu - 3 sigma) | mu | sigma | seats | raw payoff/seat |",
+             "|---:|---|---|---:|---:|---:|---:|---:|"]
+    for rank, k in enumerate(result.order, 1):
+        skill = result.openskill[result.names[k]]
+        ci = "pinned at 0" if k == result.pinned else _interval(result.ratings[k], result.ratings_ci[k])
+        lines.append(f"| {rank} | {result.names[k]} | {ci} | {skill['ordinal']:.2f} | {skill['mu']:.2f} | "
+                     f"{skill['sigma']:.2f} | {counts[k].sum()} | {mean[k]:+.3f} |")
+    lines += ["", "| A | B | A's rating - B's (95% CI) |", "|---|---|---|"]
+    for a, b in combinations(result.order, 2):
+        lines.append(f"| {result.names[a]} | {result.names[b]} | {_interval(*result.difference(a, b))} |")
+    if result.bootstrap_left_out:
+        lines += ["", f"{result.bootstrap_left_out} of {BOOTSTRAP_SAMPLES} bootstrap resamples left out: their deals "
+                      "did not identify the ratings"]
+    return "\n".join(lines)
+
+
+def plot(result: TournamentResult, folder: Path) -> Path:
+    """``ratings.png``: each agent's rating with its 95% CI, beside its OpenSkill ordinal."""
+    from matplotlib.figure import Figure  # not pyplot: the caller's backend (a notebook's) is left alone
+
+    folder.mkdir(parents=True, exist_ok=True)
+    order = result.order[::-1]  # the best at the top
+    labels = [result.names[k] for k in order]
+    fig = Figure(figsize=(9, 1.2 + 0.5 * len(order)))
+    left, right = fig.subplots(1, 2, sharey=True)
+    values = result.ratings[order]
+    errors = np.abs(result.ratings_ci[order].T - values)
+    left.barh(labels, values, xerr=errors, capsize=4, color="tab:blue")
+    left.axvline(0, color="black", linewidth=0.8)
+    left.set_xlabel(f"rating: payoff per hand over {result.names[result.pinned]} (95% CI)")
+    right.barh(labels, [result.openskill[name]["ordinal"] for name in labels], color="tab:orange")
+    right.set_xlabel("OpenSkill (mu - 3 sigma)")
+    fig.tight_layout()
+    path = folder / "ratings.png"
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def write(result: TournamentResult, folder: Path, meta: dict) -> None:
+    """Write the run folder (one :func:`.report.claim_folder` gave): ``plots/ratings.png``,
+    ``results.md``, then ``results.json``, last and atomically."""
+    folder.mkdir(parents=True, exist_ok=True)
+    plot(result, folder / "plots")
+    write_atomically(folder / "results.md", results_markdown(result) + "\n")
+    write_atomically(folder / "results.json", json.dumps({**meta, **result.as_dict()}, indent=2))
+
+
+def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], seed: int, rules_name: str,
+               out: Optional[Path], numbered_out: bool = False) -> tuple[TournamentResult, Optional[Path]]:
+    """The Python API behind ``briscola tournament``: the result and the run folder written (none
+    if ``out`` is None; see :func:`.report.claim_folder` for ``numbered_out``). Every argument is
+    checked, and the plan drawn, before the folder is claimed; the folder before anything is played."""
+    if len(specs) < 2:
+        raise ValueError(f"a tournament needs at least two agent specs; got {len(specs)}")
+    purpose_deal_seeds(DEAL_PURPOSE, seed, 0)  # a bad seed said as such, before the agents are seeded with it
+    rules = preset(rules_name)
+    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
+    plan = plan_tournament(agents, names, deals, tables_per_deal, seed)
+    if out is not None:
+        out = claim_folder(out, numbered_out)
+    with tqdm(total=deals, unit="deal", desc="tournament", file=sys.stderr) as bar:
+        result = play_planned(plan, agents, names, rules, specs=specs, progress=lambda n: bar.update(n - bar.n))
+    if out is not None:
+        write(result, out, {"version": __version__, "specs": specs, "seed": seed, "rules": rules_name})
+    return result, out
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def add_tournament_parser(subparsers, formatter_class, epilog,
+                          positive_int: Callable[[str], int]) -> argparse.ArgumentParser:
+    """The ``tournament`` command among ``subparsers`` (those of ``briscola``), with ``formatter_class``,
+    ``epilog`` (the agent specs) and the argparse type of counts, ``positive_int``, as the other
+    commands' (given, not imported: :mod:`evaluation.cli` imports this module)."""
+    about = ("Plays the agents on mixed tables (several seatings of the population on each deal) and rates\n"
+             "each one by its contribution to a seat's payoff over the heuristic's (the first agent's\n"
+             "without it), the luck of the cards cancelled; plus OpenSkill ratings from the same games.")
+    parser = subparsers.add_parser("tournament", help="rate a population of agents on mixed tables", description=about,
+                                   formatter_class=formatter_class, epilog=epilog)
+    parser.add_argument("specs", nargs="+", help="two agent specs or more (the same spec twice is two agents)")
+    parser.add_argument("--deals", type=positive_int, default=1000, help="deals to play")
+    parser.add_argument("--tables-per-deal", type=positive_int, default=None,
+                        help="tables (seatings) played on each deal, at least 2 (default: as many as agents, so "
+                             "that each deal seats every agent at every seat)")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the deals, the seatings and the agents")
+    parser.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="run folder for results.json, results.md and plots/, new or empty: a folder that is "
+                             "not empty is refused (default runs/tournament-<time>, numbered -2, -3... if taken); "
+                             "results.json is written last")
+    return parser
+
+
+def run_tournament(args: argparse.Namespace) -> int:
+    """Run ``briscola tournament`` from its parsed ``args``: prints the table, writes the run folder.
+    Bad arguments raise ValueError (``briscola`` turns it into a usage error) before any file is written."""
+    start = time.perf_counter()
+    result, out = tournament(args.specs, args.deals, args.tables_per_deal, args.seed, args.rules,
+                             args.out or Path("runs") / time.strftime("tournament-%Y%m%d-%H%M%S"),
+                             numbered_out=args.out is None)
+    print(f"results in {out} ({time.perf_counter() - start:.1f} s)", file=sys.stderr)
+    print(results_markdown(result))
+    return 0
