@@ -5,6 +5,8 @@ auction, the call and the play.
     python train.py --config configs/tiny.yaml num_envs=16 seed=3
     python train.py --resume runs/default-1           # continue exactly where it stopped
     python train.py --resume runs/default-1 total_decisions=6000000 eval_every=50
+    python train.py --config configs/tiny.yaml --seeds 1,2,3         # one run per seed, aggregated over seeds
+    python train.py --config configs/tiny.yaml --seeds 1,2,3 --aggregate-only   # finished runs only: no training
 
 A run lives in its folder, run_dir/exp_name-seed: config.yaml (the resolved config),
 checkpoint.pt, TensorBoard events, and at the end summary.md (written last) and, with
@@ -15,6 +17,11 @@ cadence, device, threads); resuming a finished run says so and does nothing. SIG
 and SIGTERM stop at the end of the current update with a checkpoint, so that --resume then
 equals an uninterrupted run; a second signal stops at once. A kill (kill -9) loses the work since
 the last checkpoint: --resume does it again, and TensorBoard shows its scalars once (purge_step).
+
+--seeds S1,S2,... is a sweep (issue 17): the run of each seed in its folder, reused if finished (summary.md),
+resumed if not; then each seed's final network measured on held-out deals of the sweep's own against the
+heuristic and random agents (seed_score), and the mean, interquartile mean and bootstrap intervals over seeds
+(evaluation.sweep) in run_dir/exp_name-sweep.md and .json. Everything is checked before a run starts.
 
 checkpoint.pt holds what resumes the run exactly, and nothing else: the network, Adam's moments,
 the games in progress (engine state and records), the trajectory storage's slots in use (the
@@ -57,7 +64,7 @@ import textwrap
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 import torch
@@ -78,6 +85,7 @@ from briscola_env.rewards import REWARD_MODES
 from briscola_env.seeds import seed_sequence
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
+from evaluation.sweep import BOOTSTRAP_RESAMPLES, MIN_SEEDS, aggregate, seeds_table
 from training.belief_tracker import BeliefTracker, belief_targets
 from training.checkpoint import TRAINER_FORMAT, check_trainer_format, pack, same_weights, unpack
 from training.run_folder import RunError, run_contents, run_lock
@@ -864,6 +872,152 @@ def end_of_training(trainer: Trainer, run: Path, writer, stop: StopSignals, elap
     return run
 
 
+# ----------------------------------------------------------------------------- several seeds
+SWEEP_EVAL_SEED = int.from_bytes(b"sweep-eval", "big")
+"""evaluate_pair's seed for a sweep's held-out deals: the same deals for every seed of a sweep (the seeds are
+compared on equal deals), and for both opponents, as in the final evaluation. Like every evaluation's, they
+are drawn apart from the training deals (briscola_env.seeds); keyed by this name, they are also apart from
+train.py's own evaluations (seed 1 at the end, 10,000 + update during the run)."""
+SWEEP_OPPONENTS = {"heuristic": HeuristicAgent, "random": lambda rules: RandomAgent()}
+SWEEP_METRIC = ("edge per hand of one copy of the seed's final network among four copies of the opponent, "
+                "against the opponent's all-opponent table, on the same deals and seats (evaluate_pair's edge_a), "
+                "with its 95% bootstrap CI over deals")
+SWEEP_BOOTSTRAP_SEED = 0
+
+
+def seed_list(text: str) -> list[int]:
+    """``--seeds``: distinct whole numbers in train.py's seed range, comma-separated, at least two."""
+    items = [item.strip() for item in text.split(",")]
+    bad = [item for item in items if not (item.isascii() and item.isdigit()) or int(item) > MAX_TRAINING_SEED]
+    if bad:
+        raise argparse.ArgumentTypeError(f"seeds are whole numbers from 0 to {MAX_TRAINING_SEED}, comma-separated "
+                                         f"(e.g. 1,2,3); got {', '.join(map(repr, bad))} in {text!r}")
+    seeds = [int(item) for item in items]
+    repeated = sorted({seed for seed in seeds if seeds.count(seed) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"each seed once: {', '.join(map(str, repeated))} repeated in {text!r}")
+    if len(seeds) < MIN_SEEDS:
+        raise argparse.ArgumentTypeError(f"a sweep needs at least {MIN_SEEDS} seeds to aggregate; got {text!r}")
+    return seeds
+
+
+def positive_count(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1; got {text!r}")
+    return int(text)
+
+
+class SeedRun(NamedTuple):
+    """One seed of a sweep: its config, its run folder and what the folder holds now."""
+    config: Config
+    folder: Path
+    state: str  # "new" (no run), "unfinished" (to resume) or "finished" (summary.md: to reuse)
+
+
+def seed_run(config: Config) -> SeedRun:
+    """The run of ``config`` in its folder, found as train.py leaves it, or a :class:`RunError` when the
+    folder holds something a sweep cannot use as that run: no checkpoint to resume, another run's config
+    (any key a resume may not change, and total_decisions), or a run a trainer is using now."""
+    folder = Path(config.run_dir) / f"{config.exp_name}-{config.seed}"
+    if not run_contents(folder):
+        return SeedRun(config, folder, "new")
+    if not (folder / "config.yaml").is_file() or not (folder / "checkpoint.pt").is_file():
+        raise RunError(f"{folder} holds files but no run to resume (no config.yaml or checkpoint.pt): "
+                       "move it away, or start that seed afresh with train.py overwrite=true")
+    saved = read_mapping(folder / "config.yaml")
+    theirs = dataclasses.asdict(make_config({key: value for key, value in saved.items()
+                                             if key not in ("version", "git_commit", *PER_PROCESS)}))
+    ours = dataclasses.asdict(config)
+    differ = [key for key in ours if (key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir")
+                                      or key == "total_decisions") and theirs[key] != ours[key]]
+    if differ:
+        raise RunError(f"{folder} holds another run than this sweep asks for: its config.yaml differs in "
+                       + ", ".join(f"{key} ({theirs[key]!r}, not {ours[key]!r})" for key in differ)
+                       + "; use another run_dir or exp_name, or sweep with that config")
+    if (folder / "summary.md").is_file():  # written last: the run's mark of completion
+        return SeedRun(config, folder, "finished")
+    with run_lock(folder):  # refused now, before any training, if a trainer is using the folder
+        return SeedRun(config, folder, "unfinished")
+
+
+def plan_sweep(config: Config, seeds: list[int], overrides: list[str], aggregate_only: bool) -> list[SeedRun]:
+    """Every seed's run, checked before anything is trained or written: a ValueError (a :class:`RunError`
+    for a run folder) says what stops the sweep."""
+    if any(item.partition("=")[0] == "seed" for item in overrides):
+        raise ValueError("--seeds gives the seeds: a seed= override does not go with it")
+    if config.stop_after or config.overwrite:
+        raise ValueError("stop_after and overwrite do not go with --seeds: a sweep trains every seed to the end, "
+                         "reusing finished runs and resuming unfinished ones (delete a run folder to redo it)")
+    runs = [seed_run(dataclasses.replace(config, seed=seed)) for seed in seeds]
+    for run in runs:
+        check_config(run.config)
+    missing = [f"{run.folder} ({'no run' if run.state == 'new' else 'unfinished'})"
+               for run in runs if run.state != "finished"]
+    if aggregate_only and missing:
+        raise RunError(f"--aggregate-only needs every seed's run finished (with its summary.md); not so: "
+                       f"{', '.join(missing)}. Train them first (drop --aggregate-only)")
+    return runs
+
+
+def seed_score(checkpoint: Path, opponent: str, rules, deals: int,
+               progress: Optional[Callable[[int], None]] = None) -> tuple[float, tuple]:
+    """The score a sweep aggregates: :data:`SWEEP_METRIC` of the network in ``checkpoint`` against
+    ``opponent`` (a key of :data:`SWEEP_OPPONENTS`) on the sweep's ``deals`` held-out deals, and its
+    interval over deals. The one place that says what a seed scores."""
+    result = evaluate_pair(PPOAgent(checkpoint, seed=1), SWEEP_OPPONENTS[opponent](rules), deals,
+                           seed=SWEEP_EVAL_SEED, rules=rules, names=(f"ppo:{checkpoint}", opponent), progress=progress)
+    return result.edge_a, result.edge_a_ci
+
+
+def progress_from(bar: tqdm) -> Callable[[int], None]:
+    """evaluate_pair's ``progress(deals done)`` of one evaluation, moving ``bar`` on from where it is now."""
+    before = bar.n
+    return lambda done: bar.update(before + done - bar.n)
+
+
+def sweep(runs: list[SeedRun], deals: int) -> dict:
+    """Train (or resume) every seed's run that is not finished, score each seed's final network against
+    every opponent of :data:`SWEEP_OPPONENTS` (:func:`seed_score`) and aggregate over seeds; writes
+    run_dir/exp_name-sweep.md and .json, prints the table and returns what the JSON holds."""
+    start, config = time.time(), runs[0].config
+    to_train = [run for run in runs if run.state != "finished"]
+    for run in tqdm(to_train, desc="sweep: training", unit="seed", file=sys.stderr, disable=not to_train):
+        train(run.config, run.folder if run.state == "unfinished" else None)
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    rules = preset(config.rules)
+    scores = {}
+    with tqdm(total=len(runs) * len(SWEEP_OPPONENTS) * deals, desc="sweep: evaluating", unit="deal",
+              file=sys.stderr) as bar:
+        for opponent in SWEEP_OPPONENTS:
+            scores[f"vs {opponent}"] = []
+            for run in runs:
+                scores[f"vs {opponent}"].append(seed_score(run.folder / "checkpoint.pt", opponent, rules, deals,
+                                                           progress_from(bar)))
+    aggregates = {title: aggregate([score for score, _ in column], seed=SWEEP_BOOTSTRAP_SEED)
+                  for title, column in scores.items()}
+    seeds, folders = [run.config.seed for run in runs], [str(run.folder) for run in runs]
+    table = seeds_table(seeds, folders, scores, aggregates)
+    report = {"exp_name": config.exp_name, "seeds": seeds, "runs": folders, "metric": SWEEP_METRIC,
+              "deals": deals, "deal_seed": SWEEP_EVAL_SEED, "rules": config.rules,
+              "per_seed": {title: [{"seed": seed, "score": score, "ci": list(ci)}
+                                   for seed, (score, ci) in zip(seeds, column)] for title, column in scores.items()},
+              "aggregate": {title: value.as_dict() for title, value in aggregates.items()},
+              "bootstrap": {"over": "seeds", "method": "percentile, stratified (rliable)", "level": 0.95,
+                            "resamples": BOOTSTRAP_RESAMPLES, "seed": SWEEP_BOOTSTRAP_SEED}}
+    text = (f"# {config.exp_name}: {len(seeds)} seeds\n\nEach seed's final network on the same {deals} held-out "
+            f"deals (evaluate_pair, seed {SWEEP_EVAL_SEED}): {SWEEP_METRIC}. Over seeds: rliable's mean and "
+            f"interquartile mean, with 95% percentile bootstrap intervals ({BOOTSTRAP_RESAMPLES:,} resamples "
+            f"of the seeds, seed {SWEEP_BOOTSTRAP_SEED}).\n\n{table}\n")
+    markdown, record = (Path(config.run_dir) / f"{config.exp_name}-sweep.{suffix}" for suffix in ("md", "json"))
+    write_atomically(record, json.dumps(report, indent=2) + "\n")
+    write_atomically(markdown, text)
+    print(text)
+    print(f"sweep of {len(seeds)} seeds: {len(to_train)} trained or resumed, {len(runs) - len(to_train)} reused; "
+          f"{time.time() - start:.1f} s; written to {markdown} and {record}", file=sys.stderr)
+    return report
+
+
 # ----------------------------------------------------------------------------- command line
 def config_docs() -> dict[str, str]:
     """Each documented field of :class:`Config` by name: its docstring (the string literal after it), on one line."""
@@ -894,6 +1048,9 @@ def config_help() -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        # one line, which a usage error prints above its message: argparse's own would wrap it to three
+        usage="%(prog)s [-h] [--config CONFIG | --resume RUN] [--seeds S1,S2,... [--aggregate-only] [--eval-deals N]] "
+              "[key=value ...]",
         epilog="\n".join(textwrap.wrap(
             "A new run's folder must not hold a run already (overwrite=true replaces it). --resume may "
             f"override only {', '.join(RESUME_OVERRIDES)}. SIGINT (Ctrl-C) or SIGTERM stops at the end "
@@ -901,17 +1058,37 @@ def main(argv=None) -> None:
         + "\n\n" + config_help())
     parser.add_argument("--config", default=None, help="YAML file of config values (default: configs/default.yaml)")
     parser.add_argument("--resume", type=Path, default=None, help="a run folder to continue")
+    parser.add_argument("--seeds", type=seed_list, default=None, metavar="S1,S2,...",
+                        help="a sweep: one run per seed (run_dir/exp_name-seed; finished runs are reused, unfinished "
+                             "ones resumed), then each seed's final network measured on held-out deals against "
+                             "heuristic and random, and the mean, IQM and bootstrap CIs over seeds in "
+                             "run_dir/exp_name-sweep.md and .json")
+    parser.add_argument("--aggregate-only", action="store_true",
+                        help="with --seeds: train nothing; aggregate the seeds' finished runs (refused if one is not)")
+    parser.add_argument("--eval-deals", type=positive_count, default=None, metavar="N",
+                        help="with --seeds: held-out deals per seed and opponent (default: final_eval_deals)")
     parser.add_argument("overrides", nargs="*", help="key=value config overrides")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # key=value overrides may come before or after the options
     if args.resume is not None and args.config is not None:
         parser.error("--resume continues a run with its own config.yaml: --config does not go with it")
+    if args.seeds is None and (args.aggregate_only or args.eval_deals is not None):
+        parser.error("--aggregate-only and --eval-deals go with --seeds")
+    if args.seeds is not None and args.resume is not None:
+        parser.error("--seeds starts from --config, resuming each seed's unfinished run itself: --resume does not "
+                     "go with it")
     try:
-        config = (resume_config(args.resume, args.overrides) if args.resume is not None
-                  else load_config(args.config or "configs/default.yaml", args.overrides))
-    except ValueError as error:
+        if args.resume is not None:
+            config = resume_config(args.resume, args.overrides)
+        else:
+            config = load_config(args.config or "configs/default.yaml", args.overrides)
+        runs = None if args.seeds is None else plan_sweep(config, args.seeds, args.overrides, args.aggregate_only)
+    except ValueError as error:  # RunError included
         parser.error(str(error))
     try:
-        train(config, args.resume)
+        if runs is None:
+            train(config, args.resume)
+        else:
+            sweep(runs, args.eval_deals or config.final_eval_deals)
     except RunError as error:
         parser.error(str(error))
     except Interrupted as stopped:
