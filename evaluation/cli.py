@@ -5,14 +5,16 @@
     briscola session heuristic random random random random random --hands 10   # a table of 6
     briscola evaluate heuristic random --deals 100 --record --out runs/x            # + runs/x/games.jsonl
     briscola evaluate pimc heuristic --deals 1000 --one-sided                        # A's edge only
+    briscola evaluate pimc ppo:checkpoints/strong.pt --deals 200 --tables 20         # 22 games a deal, not 32
     briscola replay runs/x/games.jsonl --game 3 --step
     briscola play --opponents heuristic --lang en
     briscola belief heuristic --games 20000 --out runs/belief.pt        # a partner-belief model
     briscola concealment heuristic ppo:runs/x/checkpoint.pt --belief runs/belief.pt --out runs/conceal
 
-Agent specs are those of :func:`agents.make_agent`. With two specs, A's and
-B's paired edges (see :mod:`evaluation.duplicate`); with more, every pair on
-the same deals. Prints Markdown tables (edges, per-agent statistics,
+Agent specs are those of :func:`agents.make_agent`. With two specs, A's table
+edge over B (:mod:`evaluation.table_edge`) and A's and B's one-against-four
+paired edges (:mod:`evaluation.duplicate`); with more, every pair on the same
+deals. Prints Markdown tables (edges, per-agent statistics,
 OpenSkill ratings) and writes them, ``results.json`` and PNG plots into
 ``--out``, a run folder of its own (see :mod:`evaluation.report`): one that
 is not empty is refused, and ``results.json``, written last, is there only
@@ -40,45 +42,56 @@ from briscola_env.render import printable
 from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 
-from .duplicate import DuplicateResult, evaluate_one_sided, round_robin
-from .report import claim_folder, ratings, results_markdown, writable_file, writable_folder, write
+from .duplicate import GAMES_PER_DEAL_ONE_SIDED, DuplicateResult, evaluate_one_sided, games_per_deal, round_robin
+from .report import MIXED_GAMES_FILE, claim_folder, ratings, results_markdown, writable_file, writable_folder, write
+from .table_edge import check_tables
 from .session import play_sessions
 from .terminal import play_in_terminal, replay_in_terminal, suit_letters_text
 
 
 def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path],
-             record: bool = False, one_sided: bool = False,
-             numbered_out: bool = False) -> tuple[list[DuplicateResult], dict, Optional[Path]]:
-    """The Python API behind ``briscola evaluate``: the pair results, the ratings, and the run
-    folder written (none if ``out`` is None; see :func:`.report.claim_folder` for ``numbered_out``).
-    One-sided, exactly two specs: the first's edge alone, among four of the second."""
+             record: bool = False, one_sided: bool = False, numbered_out: bool = False,
+             tables: Optional[int] = None) -> tuple[list[DuplicateResult], dict, Optional[Path]]:
+    """The Python API behind ``briscola evaluate``: the pair results (:class:`.duplicate.TableResult`,
+    with each pair's table edge), the ratings, and the run folder written (none if ``out`` is None;
+    see :func:`.report.claim_folder` for ``numbered_out``). ``tables``: the mixed tables a deal of
+    :func:`.duplicate.evaluate_table`, 30 (None) or 20. One-sided, exactly two specs: the first's edge
+    alone, among four of the second (an :class:`.duplicate.OneSidedResult`: no table edge, so no ``tables``)."""
     if one_sided and len(specs) != 2:
         raise ValueError("--one-sided evaluates exactly two agent specs: the first against the second")
+    if one_sided and tables is not None:
+        raise ValueError("--tables chooses the mixed tables of the table edge, and --one-sided plays none (only A "
+                         "alone among four B's), so it has no table edge: drop one of them")
     if len(specs) < 2:
         raise ValueError("evaluate needs at least two agent specs")
     if record and out is None:
         raise ValueError("recording games needs a run folder to write them into")
+    if not one_sided:
+        tables = check_tables(tables)
     rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
     if out is not None:
         out = claim_folder(out, numbered_out)
     pairs = len(specs) * (len(specs) - 1) // 2
-    with tqdm(total=deals * pairs, unit="deal", desc="evaluate", file=sys.stderr) as bar:
+    per_pair = deals * (GAMES_PER_DEAL_ONE_SIDED if one_sided else games_per_deal(tables))
+    with tqdm(total=per_pair * pairs, unit="game", desc="evaluate", file=sys.stderr) as bar:
         done = [0]
 
-        def progress(n: int) -> None:
+        def progress(n: int) -> None:  # n: this pair's games so far
             bar.update(n - done[0])
-            done[0] = n if n < deals else 0
+            done[0] = n if n < per_pair else 0
 
         if one_sided:
-            results = [evaluate_one_sided(*agents, deals, seed, rules, names=tuple(names), progress=progress)]
+            results = [evaluate_one_sided(*agents, deals, seed, rules, names=tuple(names),
+                                          progress=lambda n: progress(n * GAMES_PER_DEAL_ONE_SIDED))]
         else:
-            results = round_robin(agents, names, deals, seed, rules, progress=progress)
+            results = round_robin(agents, names, deals, seed, rules, tables, progress=progress)
     rated = ratings(results)
     if out is not None:
         write(results, rated, out, {"version": __version__, "specs": specs, "deals": deals, "seed": seed,
-                                    "rules": rules_name, "one_sided": one_sided, "recorded": record},
+                                    "rules": rules_name, "one_sided": one_sided, "tables": tables,
+                                    "recorded": record},
               record_rules=rules if record else None)
     return results, rated, out
 
@@ -222,18 +235,30 @@ def main(argv: Optional[list[str]] = None) -> int:
                              formatter_class=HelpFormatter)
     ev.add_argument("specs", nargs="+", help=f"agent specs: {', '.join(AGENTS)}, ppo:PATH or package.module:Class, "
                                              "with options (listed below), such as random:seed=3")
-    ev.add_argument("--deals", type=positive_int, default=2000, help="deals to play (x12 games per pair)")
+    ev.add_argument("--deals", type=positive_int, default=2000,
+                    help="deals to play (x32 games per pair; x22 with --tables 20; x6 with --one-sided)")
     ev.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
     ev.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     ev.add_argument("--out", type=Path, default=None,
                     help="run folder for results.json, results.md and plots/, new or empty: a folder that is not "
                          "empty is refused, so runs never mix (default runs/evaluate-<time>, numbered -2, -3... "
                          "if taken); results.json is written last, so a folder without it is an unfinished run")
-    ev.add_argument("--record", action="store_true", help="also write every game to games.jsonl in the run folder")
+    ev.add_argument("--record", action="store_true",
+                    help="also write every game into the run folder: the twelve a deal of the one-against-four "
+                         "tables (all-B, A alone at each seat, all-A, B alone at each seat) to games.jsonl, as "
+                         "before, and the tables with two or three copies of A to mixed_games.jsonl")
     ev.add_argument("--one-sided", action="store_true",
-                    help="two specs only: the first's edge alone, from half the games (for costly agents: search); "
+                    help="two specs only: the first's edge alone, from 6 games a deal instead of 32 (for costly "
+                         "agents: search); "
                          "the same outputs, with B's edge marked not measured and B's statistics from the all-B "
-                         "games")
+                         "games; no table edge (results.json's table_edge is null, with a note), so no --tables")
+    ev.add_argument("--tables", type=int, default=None,
+                    help="mixed tables a deal for the table edge (default: all 30 seatings of A and B with both "
+                         "present, k = 1..4 copies of A); 20 for costly agents: all 5 of k = 1 and of k = 4 (the "
+                         "one-against-four games, played anyway) and half of k = 2 and of k = 3, 5 each, drawn per "
+                         "deal from --seed with A at every seat equally often within each k (no other count keeps "
+                         "that balance and edge(A, B) = -edge(B, A)). Fewer tables make each deal's mean noisier, "
+                         "so the interval widens; the bootstrap over deals still covers that noise")
     se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7",
                              formatter_class=HelpFormatter)
     se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
@@ -293,10 +318,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         if args.command == "evaluate":
             results, rated, out = evaluate(args.specs, args.deals, args.seed, args.rules,
                                            args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S"),
-                                           args.record, args.one_sided, numbered_out=args.out is None)
+                                           args.record, args.one_sided, numbered_out=args.out is None,
+                                           tables=args.tables)
             if args.record:
                 games = sum(r.games.batch_size for r in results)
-                print(f"{games} games recorded in {out / 'games.jsonl'}", file=sys.stderr)
+                mixed = sum(getattr(r, "mixed_games", 0) for r in results)
+                print(f"{games} games recorded in {out / 'games.jsonl'}"
+                      + (f", {mixed} of the mixed tables in {out / MIXED_GAMES_FILE}" if mixed else ""),
+                      file=sys.stderr)
             print(f"results in {out}", file=sys.stderr)
             print(results_markdown(results, rated))
         elif args.command == "belief":

@@ -22,17 +22,28 @@ from briscola_env.cards import NUM_SEATS
 from briscola_env.files import write_atomically
 from briscola_env.rules import RulesConfig
 
-from .duplicate import DuplicateResult, Edge
+from .duplicate import DuplicateResult, Edge, TableResult
 from .stats import ROLES
+from .table_edge import COPIES
 
 MAX_RATED_GAMES = 20_000  # duels per pair: ratings settle long before, and rating is a Python loop
+MIXED_GAMES_FILE = "mixed_games.jsonl"  # the recorded games of the tables with two or three copies of A
+
+
+def _interval_cell(mean: float, ci: tuple) -> str:
+    return f"{mean:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f})"
 
 
 def _edge_cell(edge: Edge) -> str:
-    return f"{edge.mean:+.3f} ({edge.ci[0]:+.3f}, {edge.ci[1]:+.3f})"
+    return _interval_cell(edge.mean, edge.ci)
 
 
 def edges_table(results: Sequence[DuplicateResult]) -> str:
+    """The edges, one row a pair. With a table edge (:class:`.duplicate.TableResult`) it leads, and the
+    one-against-four edges follow as its slices k = 1 and k = 4 (each from its lone agent's point of
+    view, as before); without (:func:`.duplicate.evaluate_pair`, one-sided), the one-against-four edges alone."""
+    if any(isinstance(r, TableResult) for r in results):
+        return table_edges_table(results)
     rows = ["| A | B | deals | A's edge per hand (95% CI) | B's edge per hand (95% CI) |",
             "|---|---|---:|---|---|"]
     for r in results:
@@ -40,6 +51,35 @@ def edges_table(results: Sequence[DuplicateResult]) -> str:
         if r.one_sided:
             cells.append(r.NOT_MEASURED)
         rows.append(f"| {r.a} | {r.b} | {r.deals} | {' | '.join(cells)} |")
+    return "\n".join(rows)
+
+
+def table_edges_table(results: Sequence[DuplicateResult]) -> str:
+    """A's table edge, the headline, then the one-against-four edges as the slices k = 1 (A alone among
+    4 B's) and k = 4 (B alone among 4 A's, B's point of view); a row without a table edge says so."""
+    rows = ["| A | B | deals | tables per deal | A's table edge per hand (95% CI) "
+            "| k = 1: A's edge alone among 4 B's (95% CI) | k = 4: B's edge alone among 4 A's (95% CI) |",
+            "|---|---|---:|---:|---|---|---|"]
+    for r in results:
+        if isinstance(r, TableResult):
+            headline = [str(r.table.tables), _interval_cell(r.table_edge, r.table_edge_ci)]
+        else:
+            headline = ["-", r.TABLE_EDGE_NOTE]
+        cells = [_edge_cell(edge) for edge in r.edges()] + ([r.NOT_MEASURED] if r.one_sided else [])
+        rows.append(f"| {r.a} | {r.b} | {r.deals} | {' | '.join(headline + cells)} |")
+    return "\n".join(rows)
+
+
+def table_edge_by_k_table(results: Sequence[DuplicateResult]) -> str:
+    """A's table edge over the tables with k copies of A, k = 1..4 (the headline's units; the
+    headline is their mean weighted 5, 10, 10, 5 by the tables of each k)."""
+    slices = [f"k = {k}: {k} A + {NUM_SEATS - k} B" for k in COPIES]
+    rows = [f"| A | B | A's table edge at {slices[0]} (95% CI) | " + " | ".join(slices[1:]) + " |",
+            "|---|---|" + "---|" * len(COPIES)]
+    for r in results:
+        if isinstance(r, TableResult):
+            cells = [_interval_cell(s.edge, s.edge_ci) for s in r.table_edge_by_k]
+            rows.append(f"| {r.a} | {r.b} | {' | '.join(cells)} |")
     return "\n".join(rows)
 
 
@@ -115,21 +155,29 @@ def _short(name: str, width: int = 24) -> str:
 
 
 def plot(results: Sequence[DuplicateResult], folder: Path) -> list[Path]:
-    """PNG plots: edges with 95% CI; contract level vs success rate; payoff by role."""
+    """PNG plots: edges with 95% CI (table edges first); contract level vs success rate; payoff by role."""
     from matplotlib.figure import Figure  # not pyplot: the caller's backend (a notebook's) is left alone
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
 
-    fig = Figure(figsize=(max(4, 2 * len(results) + 2), 3.5))
+    with_table = sum(isinstance(r, TableResult) for r in results)
+    fig = Figure(figsize=(max(4, 2 * len(results) + with_table + 2), 3.5))
     ax = fig.subplots()
     labels, values, low, high = [], [], [], []
+    for r in results:
+        if isinstance(r, TableResult):
+            labels.append(f"{_short(r.a)}\nover {_short(r.b)}\n(table edge)")
+            values.append(r.table_edge)
+            low.append(r.table_edge - r.table_edge_ci[0])
+            high.append(r.table_edge_ci[1] - r.table_edge)
     for edge in (edge for r in results for edge in r.edges()):  # a one-sided result has no bar for B
         labels.append(f"{_short(edge.agent)}\namong {_short(edge.among)}")
         values.append(edge.mean)
         low.append(edge.mean - edge.ci[0])
         high.append(edge.ci[1] - edge.mean)
-    ax.bar(labels, values, yerr=[low, high], capsize=4, color="tab:blue")
+    colours = ["tab:orange"] * with_table + ["tab:blue"] * (len(labels) - with_table)
+    ax.bar(labels, values, yerr=[low, high], capsize=4, color=colours)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_ylabel("paired edge, payoff per hand (95% CI)")
     fig.tight_layout()
@@ -220,19 +268,28 @@ def claim_folder(folder: Path, numbered: bool = False) -> Path:
 
 
 def results_markdown(results: Sequence[DuplicateResult], rated: dict) -> str:
-    """The edges, statistics and ratings tables, as printed and as written to ``results.md``."""
-    return "\n\n".join([edges_table(results), stats_table(results), ratings_table(rated)])
+    """The edges (with a table edge, then its slices by k), statistics and ratings tables, as
+    printed and as written to ``results.md``."""
+    tables = [edges_table(results)]
+    if any(isinstance(r, TableResult) for r in results):
+        tables.append(table_edge_by_k_table(results))
+    return "\n\n".join(tables + [stats_table(results), ratings_table(rated)])
 
 
 def write(results: Sequence[DuplicateResult], rated: dict, folder: Path, meta: dict,
           record_rules: Optional[RulesConfig] = None) -> None:
-    """Write the run folder (one :func:`claim_folder` gave): ``games.jsonl`` (every game, under
-    ``record_rules``, if given), ``plots/``, ``results.md``, then ``results.json``, last and
+    """Write the run folder (one :func:`claim_folder` gave): if ``record_rules`` are given, every
+    game under them, the twelve (six one-sided) a deal of :func:`.duplicate.duplicate_layout` in
+    ``games.jsonl`` as before, and the tables with two or three copies of A of a table edge in
+    ``mixed_games.jsonl``; then ``plots/``, ``results.md``, and ``results.json``, last and
     atomically, so that it is there only once everything else is."""
     folder.mkdir(parents=True, exist_ok=True)
     if record_rules is not None:
         for r in results:
             records.write(folder / "games.jsonl", r.records(record_rules))
+        for r in results:
+            if isinstance(r, TableResult):
+                records.write(folder / MIXED_GAMES_FILE, r.mixed_records(record_rules))
     plot(results, folder / "plots")
     write_atomically(folder / "results.md", results_markdown(results, rated) + "\n")
     record = {**meta, "pairs": [r.as_dict() for r in results], "ratings": rated}
