@@ -1,10 +1,14 @@
 """Evaluating agents: fixed, seeded deals played in duplicate, paired differences
-with bootstrap confidence intervals, per-agent statistics and ratings
-(:mod:`.report`), how well partners hide (:mod:`.concealment`), multi-hand
-sessions (:mod:`.session`) and the ``briscola`` command line (:mod:`.cli`)."""
+with bootstrap confidence intervals, the mixed-table edge (:mod:`.table_edge`),
+per-agent statistics and ratings (:mod:`.report`), tournaments of a population
+(:mod:`.tournament`), aggregates over training seeds (:mod:`.sweep`), how well
+partners hide (:mod:`.concealment`), multi-hand sessions (:mod:`.session`), work
+spread over Ray tasks (:mod:`.parallel`) and the ``briscola`` command line (:mod:`.cli`)."""
 
 from agents.play import play_games
 
-from .duplicate import OneSidedResult, PairResult, evaluate_one_sided, evaluate_pair, round_robin
+from .duplicate import (OneSidedResult, PairResult, TableResult, evaluate_one_sided, evaluate_pair, evaluate_table,
+                        round_robin)
 
-__all__ = ["play_games", "evaluate_pair", "evaluate_one_sided", "round_robin", "PairResult", "OneSidedResult"]
+__all__ = ["play_games", "evaluate_pair", "evaluate_one_sided", "evaluate_table", "round_robin", "PairResult",
+           "OneSidedResult", "TableResult"]

@@ -6,6 +6,7 @@
     briscola evaluate heuristic random --deals 100 --record --out runs/x            # + runs/x/games.jsonl
     briscola evaluate pimc heuristic --deals 1000 --one-sided                        # A's edge only
     briscola evaluate pimc ppo:checkpoints/strong.pt --deals 200 --tables 20         # 22 games a deal, not 32
+    briscola tournament heuristic heuristic:noise=0.5 random --deals 300 --out runs/tournament
     briscola replay runs/x/games.jsonl --game 3 --step
     briscola play --opponents heuristic --lang en
     briscola belief heuristic --games 20000 --out runs/belief.pt        # a partner-belief model
@@ -47,6 +48,7 @@ from .report import MIXED_GAMES_FILE, claim_folder, ratings, results_markdown, w
 from .table_edge import check_tables
 from .session import play_sessions
 from .terminal import play_in_terminal, replay_in_terminal, suit_letters_text
+from .tournament import add_tournament_parser, run_tournament
 
 
 def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path],
@@ -302,6 +304,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     co.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     co.add_argument("--out", type=Path, default=None,
                     help="folder for concealment.md, .json and .png, new or empty (one that is not empty is refused)")
+    add_tournament_parser(commands, HelpFormatter, agent_specs_help, positive_int)
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("out", type=Path)
@@ -328,6 +331,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                       file=sys.stderr)
             print(f"results in {out}", file=sys.stderr)
             print(results_markdown(results, rated))
+        elif args.command == "tournament":
+            return run_tournament(args)
         elif args.command == "belief":
             print(train_belief_model(args.specs, args.games, args.seed, args.rules, args.out, args.epochs))
         elif args.command == "concealment":
