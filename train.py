@@ -56,6 +56,7 @@ import inspect
 import itertools
 import json
 import math
+import re
 import shutil
 import signal
 import subprocess
@@ -73,7 +74,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 import briscola_env
-from agents import HeuristicAgent, RandomAgent
+from agents import HeuristicAgent, RandomAgent, make_agent
 from agents.ppo import PolicyValueNet, PPOAgent, entropy, load_checkpoint, sample_actions, save_checkpoint
 from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
@@ -83,7 +84,9 @@ from briscola_env.files import replace_atomically, write_atomically
 from briscola_env.observation import SPEC
 from briscola_env.rewards import REWARD_MODES
 from briscola_env.seeds import seed_sequence
-from evaluation import evaluate_pair
+from evaluation import evaluate_pair, evaluate_table
+from evaluation.duplicate import games_per_deal
+from evaluation.table_edge import check_tables
 from evaluation.report import edges_table
 from evaluation.sweep import BOOTSTRAP_RESAMPLES, MIN_SEEDS, aggregate, seeds_table
 from training.belief_tracker import BeliefTracker, belief_targets
@@ -156,7 +159,9 @@ class Config:
     opponent_share: float = 0.3
     """Share of games in which 1-4 seats are played by the opponent pool."""
     heuristic_share: float = 0.5
-    """Of the pool's seats, the share played by the heuristic agent (the rest: past snapshots)."""
+    """Of the pool's seats, the share played by the pool's fixed agent, `opponent` (the rest: past snapshots)."""
+    opponent: str = "heuristic"
+    """Agent spec (as `briscola evaluate` takes) of the pool's fixed agent; --exploit SPEC trains against SPEC alone."""
     snapshot_every: int = 20
     """Updates between snapshots of the policy added to the pool."""
     pool_size: int = 5
@@ -284,6 +289,10 @@ def check_config(config: Config) -> None:
         if not bound.admits(value):
             raise ValueError(f"config key {key!r} must be {bound}; got {value!r}")
     preset(config.rules)  # checks the preset name
+    try:
+        make_agent(config.opponent, rules=preset(config.rules))
+    except ValueError as error:
+        raise ValueError(f"config key 'opponent' must be an agent spec: {error}") from None
     if config.reward not in REWARD_MODES:
         raise ValueError(f"config key 'reward' must be one of {', '.join(REWARD_MODES)}; got {config.reward!r}")
     if config.device not in DEVICES:
@@ -349,7 +358,9 @@ class Trainer:
         self.env = BatchedEnv(config.num_envs, self.rules, seed=seed_sequence("train-env", config.seed),
                               reward=config.reward)
         self.out = self.env.reset()
-        self.heuristic = HeuristicAgent(self.rules, seed=config.seed)  # an opponent and the demonstrator
+        self.heuristic = HeuristicAgent(self.rules, seed=config.seed)  # the demonstrator, and by default the opponent
+        self.opponent = self.heuristic if config.opponent == "heuristic" else \
+            make_agent(config.opponent, seed=config.seed, rules=self.rules)
         self.demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
 
         # Agent.
@@ -360,7 +371,7 @@ class Trainer:
         self.belief = BeliefTracker(config.num_envs)
 
         # Opponents: the players of the first hands' seats.
-        self.table = Table(config, self.net, self.heuristic, self.rng, self.sampler)
+        self.table = Table(config, self.net, self.opponent, self.rng, self.sampler)
         self.table.seat_new_hands(np.arange(config.num_envs))
 
         self.num_updates = max(1, config.total_decisions // (config.num_envs * config.num_steps))
@@ -369,8 +380,8 @@ class Trainer:
 
 
 # ----------------------------------------------------------------------------- opponents
-LEARNER, HEURISTIC, FIRST_SNAPSHOT = 0, 1, 2
-"""Places in :attr:`Table.agents`: the learner, the heuristic agent, then the pool's snapshots."""
+LEARNER, OPPONENT, FIRST_SNAPSHOT = 0, 1, 2
+"""Places in :attr:`Table.agents`: the learner, the pool's fixed agent (config.opponent), then its snapshots."""
 
 
 class SnapshotPlayer:
@@ -388,30 +399,31 @@ class SnapshotPlayer:
 class Table:
     """Who plays each seat of the games in progress, handed out as :func:`agents.play.play_games`
     does: ``agents[seat_agents[g, s]]`` plays seat ``s`` of game ``g``. The agents are the learner
-    (the network being trained: only its decisions are stored), the heuristic agent, then the
+    (the network being trained: only its decisions are stored), the pool's fixed agent (the heuristic
+    unless config.opponent says otherwise), then the
     opponent pool's snapshots of the learner, oldest first (up to pool_size: the oldest is dropped)."""
 
-    def __init__(self, config: Config, learner: PolicyValueNet, heuristic: HeuristicAgent,
+    def __init__(self, config: Config, learner: PolicyValueNet, opponent,
                  rng: np.random.Generator, sampler: torch.Generator):
         self.config, self.rng, self.sampler = config, rng, sampler
-        self.learner, self.heuristic = learner, heuristic
+        self.learner, self.opponent = learner, opponent
         self.snapshots: list[PolicyValueNet] = []
         self.seat_agents = np.zeros((config.num_envs, NUM_SEATS), dtype=np.int64)
 
     @property
     def agents(self) -> list:
-        return [self.learner, self.heuristic, *(SnapshotPlayer(net, self.sampler) for net in self.snapshots)]
+        return [self.learner, self.opponent, *(SnapshotPlayer(net, self.sampler) for net in self.snapshots)]
 
     def seat_new_hands(self, games: np.ndarray) -> None:
         """Seat the hands just dealt in ``games``: the learner everywhere, except that in a share
-        (opponent_share) of them 1 to 4 seats go to the pool, each to the heuristic agent with
+        (opponent_share) of them 1 to 4 seats go to the pool, each to its fixed agent with
         probability heuristic_share and otherwise to a snapshot drawn at random (once there are any)."""
         config, rng, snapshots = self.config, self.rng, self.snapshots
         self.seat_agents[games] = LEARNER
         for g in games[rng.random(len(games)) < config.opponent_share]:
             for s in rng.choice(NUM_SEATS, size=rng.integers(1, NUM_SEATS), replace=False):
                 use_snapshot = snapshots and rng.random() >= config.heuristic_share
-                player = FIRST_SNAPSHOT + int(rng.integers(len(snapshots))) if use_snapshot else HEURISTIC
+                player = FIRST_SNAPSHOT + int(rng.integers(len(snapshots))) if use_snapshot else OPPONENT
                 self.seat_agents[g, s] = player
 
     def add_snapshot(self, net: PolicyValueNet) -> None:
@@ -424,7 +436,8 @@ class Table:
     def seat_shares(self) -> dict[str, float]:
         """The share of all seats that each kind of player holds now."""
         counts = np.bincount(np.minimum(self.seat_agents, FIRST_SNAPSHOT).ravel(), minlength=FIRST_SNAPSHOT + 1)
-        return dict(zip(("learner", "heuristic", "snapshot"), counts / self.seat_agents.size))
+        fixed = "heuristic" if self.config.opponent == "heuristic" else "opponent"  # the default's tag as it was
+        return dict(zip(("learner", fixed, "snapshot"), counts / self.seat_agents.size))
 
 
 # ----------------------------------------------------------------------------- rollout
@@ -440,7 +453,7 @@ def rollout(trainer: Trainer) -> list[dict]:
         actions = np.empty(config.num_envs, dtype=np.int64)
         learn = np.flatnonzero(who == LEARNER)
         actions[learn] = learner_acts(trainer, learn)
-        for index, agent in enumerate(table.agents[HEURISTIC:], start=HEURISTIC):
+        for index, agent in enumerate(table.agents[OPPONENT:], start=OPPONENT):
             rows = np.flatnonzero(who == index)
             if rows.size:
                 actions[rows] = agent.act(out.obs[rows], out.mask[rows])
@@ -653,10 +666,14 @@ def log_games(writer, finished: list[dict], step: int) -> None:
 
 
 def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: int) -> str:
-    """eval/: the current policy's paired edge against random and heuristic, with 95% CIs."""
+    """eval/: the current policy's paired edge against random and heuristic (and config.opponent when it is
+    another agent), with 95% CIs."""
     agent = PPOAgent.from_network(copy.deepcopy(net).cpu(), seed=0)
     parts = []
-    for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules))):
+    opponents = [("random", RandomAgent()), ("heuristic", HeuristicAgent(rules))]
+    if config.opponent != "heuristic":
+        opponents.append(("opponent", make_agent(config.opponent, rules=rules)))
+    for name, other in opponents:
         # Deals of their own at each update's evaluation (the final one's seed is 1).
         result = evaluate_pair(agent, other, deals, seed=10_000 + update, rules=rules, chunk=deals)
         writer.add_scalar(f"eval/edge_vs_{name}", result.edge_a, step)
@@ -879,9 +896,9 @@ compared on equal deals), and for both opponents, as in the final evaluation. Li
 are drawn apart from the training deals (briscola_env.seeds); keyed by this name, they are also apart from
 train.py's own evaluations (seed 1 at the end, 10,000 + update during the run)."""
 SWEEP_OPPONENTS = {"heuristic": HeuristicAgent, "random": lambda rules: RandomAgent()}
-SWEEP_METRIC = ("edge per hand of one copy of the seed's final network among four copies of the opponent, "
-                "against the opponent's all-opponent table, on the same deals and seats (evaluate_pair's edge_a), "
-                "with its 95% bootstrap CI over deals")
+SWEEP_METRIC = ("table edge per hand of the seed's final network over the opponent: on every seating of the two "
+                "with both at the table (evaluate_table, 30 tables a deal), the mean of (its seats' mean payoff - "
+                "the opponent's), with its 95% bootstrap CI over deals")
 SWEEP_BOOTSTRAP_SEED = 0
 
 
@@ -964,13 +981,13 @@ def seed_score(checkpoint: Path, opponent: str, rules, deals: int,
     """The score a sweep aggregates: :data:`SWEEP_METRIC` of the network in ``checkpoint`` against
     ``opponent`` (a key of :data:`SWEEP_OPPONENTS`) on the sweep's ``deals`` held-out deals, and its
     interval over deals. The one place that says what a seed scores."""
-    result = evaluate_pair(PPOAgent(checkpoint, seed=1), SWEEP_OPPONENTS[opponent](rules), deals,
-                           seed=SWEEP_EVAL_SEED, rules=rules, names=(f"ppo:{checkpoint}", opponent), progress=progress)
-    return result.edge_a, result.edge_a_ci
+    result = evaluate_table(PPOAgent(checkpoint, seed=1), SWEEP_OPPONENTS[opponent](rules), deals,
+                            seed=SWEEP_EVAL_SEED, rules=rules, names=(f"ppo:{checkpoint}", opponent), progress=progress)
+    return result.table_edge, result.table_edge_ci
 
 
 def progress_from(bar: tqdm) -> Callable[[int], None]:
-    """evaluate_pair's ``progress(deals done)`` of one evaluation, moving ``bar`` on from where it is now."""
+    """evaluate_table's ``progress(games done)`` of one evaluation, moving ``bar`` on from where it is now."""
     before = bar.n
     return lambda done: bar.update(before + done - bar.n)
 
@@ -987,7 +1004,7 @@ def sweep(runs: list[SeedRun], deals: int) -> dict:
         torch.set_num_threads(config.torch_threads)
     rules = preset(config.rules)
     scores = {}
-    with tqdm(total=len(runs) * len(SWEEP_OPPONENTS) * deals, desc="sweep: evaluating", unit="deal",
+    with tqdm(total=len(runs) * len(SWEEP_OPPONENTS) * deals * games_per_deal(), desc="sweep: evaluating", unit="game",
               file=sys.stderr) as bar:
         for opponent in SWEEP_OPPONENTS:
             scores[f"vs {opponent}"] = []
@@ -1006,7 +1023,7 @@ def sweep(runs: list[SeedRun], deals: int) -> dict:
               "bootstrap": {"over": "seeds", "method": "percentile, stratified (rliable)", "level": 0.95,
                             "resamples": BOOTSTRAP_RESAMPLES, "seed": SWEEP_BOOTSTRAP_SEED}}
     text = (f"# {config.exp_name}: {len(seeds)} seeds\n\nEach seed's final network on the same {deals} held-out "
-            f"deals (evaluate_pair, seed {SWEEP_EVAL_SEED}): {SWEEP_METRIC}. Over seeds: rliable's mean and "
+            f"deals (evaluate_table, seed {SWEEP_EVAL_SEED}): {SWEEP_METRIC}. Over seeds: rliable's mean and "
             f"interquartile mean, with 95% percentile bootstrap intervals ({BOOTSTRAP_RESAMPLES:,} resamples "
             f"of the seeds, seed {SWEEP_BOOTSTRAP_SEED}).\n\n{table}\n")
     markdown, record = (Path(config.run_dir) / f"{config.exp_name}-sweep.{suffix}" for suffix in ("md", "json"))
@@ -1019,6 +1036,60 @@ def sweep(runs: list[SeedRun], deals: int) -> dict:
 
 
 # ----------------------------------------------------------------------------- command line
+# ----------------------------------------------------------------------------- exploitability
+EXPLOIT_EVAL_SEED = int.from_bytes(b"exploit-eval", "big")
+"""evaluate_table's seed for the exploiter's final measurement: held-out deals, apart from the training deals
+(briscola_env.seeds), from train.py's own evaluations and from a sweep's."""
+EXPLOIT_KEYS = ("opponent", "opponent_share", "heuristic_share")
+EXPLOIT_DECISIONS = 5_000_000  # the issue's budget: the same for every agent audited
+
+
+def exploit_config(config: Config, spec: str, decisions: int, overrides: list[str]) -> Config:
+    """``config`` turned into an exploiter's: a fresh learner with ``spec`` at every seat the learner does not
+    hold (1 to 4 a hand, no snapshots: opponent_share = heuristic_share = 1), for ``decisions`` decisions, in
+    run_dir/exploit-<spec>-seed. A ValueError if the overrides set what the exploit fixes."""
+    clash = [item for item in overrides if item.partition("=")[0] in EXPLOIT_KEYS]
+    if clash:
+        raise ValueError(f"--exploit sets {', '.join(EXPLOIT_KEYS)} itself; drop {', '.join(clash)}")
+    name = "exploit-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", spec)
+    exploiter = dataclasses.replace(config, opponent=spec, opponent_share=1.0, heuristic_share=1.0,
+                                    total_decisions=decisions, exp_name=name)
+    check_config(exploiter)
+    return exploiter
+
+
+def exploit(config: Config, deals: int, tables: Optional[int]) -> dict:
+    """Train (or resume, or reuse) the exploiter of ``config`` (see :func:`exploit_config`), then measure its
+    final network's table edge over config.opponent on ``deals`` held-out deals; writes exploit.md and
+    exploit.json in the run folder, prints the table and returns what the JSON holds."""
+    run = seed_run(config)
+    if run.state != "finished":
+        train(config, run.folder if run.state == "unfinished" else None)
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    rules = preset(config.rules)
+    checkpoint = run.folder / "checkpoint.pt"
+    with tqdm(total=deals * games_per_deal(tables), desc="exploit: measuring", unit="game", file=sys.stderr) as bar:
+        result = evaluate_table(PPOAgent(checkpoint, seed=1), make_agent(config.opponent, rules=rules), deals,
+                                seed=EXPLOIT_EVAL_SEED, rules=rules, tables=tables,
+                                names=(f"exploiter of {config.opponent}", config.opponent), progress=progress_from(bar))
+    low, high = result.table_edge_ci
+    report = {"opponent": config.opponent, "run": str(run.folder), "decisions": config.total_decisions,
+              "seed": config.seed, "deals": deals, "deal_seed": EXPLOIT_EVAL_SEED, "tables": tables or 30,
+              "table_edge": result.table_edge, "table_edge_ci": [low, high],
+              "table_edge_by_k": result.as_dict()["table_edge_by_k"]}
+    text = (f"# Exploiter of {config.opponent}\n\nA fresh PPO learner trained {config.total_decisions:,} decisions "
+            f"with {config.opponent} at every seat it did not hold (seed {config.seed}, {run.folder}), then its final "
+            f"network's table edge over {config.opponent} on {deals} held-out deals (evaluate_table, seed "
+            f"{EXPLOIT_EVAL_SEED}, {tables or 30} tables a deal): **{result.table_edge:+.3f} per hand "
+            f"(95% CI {low:+.3f}, {high:+.3f})**. The learning curve is eval/edge_vs_opponent in the run's "
+            f"TensorBoard files.\n")
+    write_atomically(run.folder / "exploit.json", json.dumps(report, indent=2) + "\n")
+    write_atomically(run.folder / "exploit.md", text)
+    print(text)
+    return report
+
+
 def config_docs() -> dict[str, str]:
     """Each documented field of :class:`Config` by name: its docstring (the string literal after it), on one line."""
     statements = ast.parse(textwrap.dedent(inspect.getsource(Config))).body[0].body
@@ -1049,8 +1120,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         # one line, which a usage error prints above its message: argparse's own would wrap it to three
-        usage="%(prog)s [-h] [--config CONFIG | --resume RUN] [--seeds S1,S2,... [--aggregate-only] [--eval-deals N]] "
-              "[key=value ...]",
+        usage="%(prog)s [-h] [--config CONFIG | --resume RUN] [--seeds S1,S2,... [--aggregate-only] | --exploit SPEC "
+              "[--decisions N] [--tables N]] [--eval-deals N] [key=value ...]",
         epilog="\n".join(textwrap.wrap(
             "A new run's folder must not hold a run already (overwrite=true replaces it). --resume may "
             f"override only {', '.join(RESUME_OVERRIDES)}. SIGINT (Ctrl-C) or SIGTERM stops at the end "
@@ -1067,12 +1138,27 @@ def main(argv=None) -> None:
                         help="with --seeds: train nothing; aggregate the seeds' finished runs (refused if one is not)")
     parser.add_argument("--eval-deals", type=positive_count, default=None, metavar="N",
                         help="with --seeds: held-out deals per seed and opponent (default: final_eval_deals)")
+    parser.add_argument("--exploit", default=None, metavar="SPEC",
+                        help="train a fresh learner against the agent SPEC at every other seat (run_dir/exploit-SPEC-"
+                             "seed; finished runs reused, unfinished resumed), then its table edge over SPEC on "
+                             "held-out deals in the run's exploit.md and .json")
+    parser.add_argument("--decisions", type=positive_count, default=None, metavar="N",
+                        help=f"with --exploit: the exploiter's training decisions (default: {EXPLOIT_DECISIONS:,})")
+    parser.add_argument("--tables", type=int, default=None, metavar="N",
+                        help="with --exploit: tables a deal of the final measurement, 30 (default) or 20")
     parser.add_argument("overrides", nargs="*", help="key=value config overrides")
     args = parser.parse_intermixed_args(argv)  # key=value overrides may come before or after the options
     if args.resume is not None and args.config is not None:
         parser.error("--resume continues a run with its own config.yaml: --config does not go with it")
-    if args.seeds is None and (args.aggregate_only or args.eval_deals is not None):
-        parser.error("--aggregate-only and --eval-deals go with --seeds")
+    if args.seeds is None and args.aggregate_only:
+        parser.error("--aggregate-only goes with --seeds")
+    if args.seeds is None and args.exploit is None and args.eval_deals is not None:
+        parser.error("--eval-deals goes with --seeds or --exploit")
+    if args.exploit is None and (args.tables is not None or args.decisions is not None):
+        parser.error("--decisions and --tables go with --exploit")
+    if args.exploit is not None and (args.seeds is not None or args.resume is not None):
+        parser.error("--exploit trains one run of its own (resuming it when unfinished): --seeds and --resume "
+                     "do not go with it")
     if args.seeds is not None and args.resume is not None:
         parser.error("--seeds starts from --config, resuming each seed's unfinished run itself: --resume does not "
                      "go with it")
@@ -1081,11 +1167,16 @@ def main(argv=None) -> None:
             config = resume_config(args.resume, args.overrides)
         else:
             config = load_config(args.config or "configs/default.yaml", args.overrides)
+        if args.exploit is not None:
+            check_tables(args.tables)
+            config = exploit_config(config, args.exploit, args.decisions or EXPLOIT_DECISIONS, args.overrides)
         runs = None if args.seeds is None else plan_sweep(config, args.seeds, args.overrides, args.aggregate_only)
     except ValueError as error:  # RunError included
         parser.error(str(error))
     try:
-        if runs is None:
+        if args.exploit is not None:
+            exploit(config, args.eval_deals or config.final_eval_deals, args.tables)
+        elif runs is None:
             train(config, args.resume)
         else:
             sweep(runs, args.eval_deals or config.final_eval_deals)

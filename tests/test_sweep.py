@@ -231,7 +231,8 @@ def test_bad_seeds_are_refused_before_any_folder_is_created(tmp_path, capsys, se
     (["--seeds", "1,2", "overwrite=true"], "stop_after and overwrite do not go with --seeds"),
     (["--seeds", "1,2", "num_envs=0"], "config key 'num_envs' must be >= 1"),
     (["--seeds", "1,2", "--eval-deals", "0"], "a whole number of at least 1"),
-    (["--aggregate-only"], "--aggregate-only and --eval-deals go with --seeds"),
+    (["--aggregate-only"], "--aggregate-only goes with --seeds"),
+    (["--eval-deals", "5"], "--eval-deals goes with --seeds or --exploit"),
 ])
 def test_bad_sweeps_are_refused_before_any_folder_is_created(tmp_path, capsys, arguments, message):
     run_dir = tmp_path / "runs"
