@@ -44,6 +44,7 @@ from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 
 from .duplicate import GAMES_PER_DEAL_ONE_SIDED, DuplicateResult, evaluate_one_sided, games_per_deal, round_robin
+from .parallel import add_work_arguments, check_workers, chunk_size
 from .report import MIXED_GAMES_FILE, claim_folder, ratings, results_markdown, writable_file, writable_folder, write
 from .table_edge import check_tables
 from .session import play_sessions
@@ -53,12 +54,15 @@ from .tournament import add_tournament_parser, run_tournament
 
 def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path],
              record: bool = False, one_sided: bool = False, numbered_out: bool = False,
-             tables: Optional[int] = None) -> tuple[list[DuplicateResult], dict, Optional[Path]]:
+             tables: Optional[int] = None, workers: int = 0,
+             chunk: Optional[int] = None) -> tuple[list[DuplicateResult], dict, Optional[Path]]:
     """The Python API behind ``briscola evaluate``: the pair results (:class:`.duplicate.TableResult`,
     with each pair's table edge), the ratings, and the run folder written (none if ``out`` is None;
     see :func:`.report.claim_folder` for ``numbered_out``). ``tables``: the mixed tables a deal of
     :func:`.duplicate.evaluate_table`, 30 (None) or 20. One-sided, exactly two specs: the first's edge
-    alone, among four of the second (an :class:`.duplicate.OneSidedResult`: no table edge, so no ``tables``)."""
+    alone, among four of the second (an :class:`.duplicate.OneSidedResult`: no table edge, so no ``tables``).
+    ``workers``: 0 plays in this process, N > 0 as Ray tasks on N CPUs (:mod:`.parallel`), with the
+    same results; ``chunk``: deals a piece of work (default: :func:`.parallel.chunk_size`'s)."""
     if one_sided and len(specs) != 2:
         raise ValueError("--one-sided evaluates exactly two agent specs: the first against the second")
     if one_sided and tables is not None:
@@ -70,6 +74,8 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Opti
         raise ValueError("recording games needs a run folder to write them into")
     if not one_sided:
         tables = check_tables(tables)
+    workers = check_workers(workers)
+    chunk = chunk_size(deals, chunk)  # checked, and as resolved: it decides the games of agents that draw
     rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
@@ -85,15 +91,15 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Opti
             done[0] = n if n < per_pair else 0
 
         if one_sided:
-            results = [evaluate_one_sided(*agents, deals, seed, rules, names=tuple(names),
-                                          progress=lambda n: progress(n * GAMES_PER_DEAL_ONE_SIDED))]
+            results = [evaluate_one_sided(*agents, deals, seed, rules, chunk, names=tuple(names),
+                                          progress=lambda n: progress(n * GAMES_PER_DEAL_ONE_SIDED), workers=workers)]
         else:
-            results = round_robin(agents, names, deals, seed, rules, tables, progress=progress)
+            results = round_robin(agents, names, deals, seed, rules, tables, workers, chunk=chunk, progress=progress)
     rated = ratings(results)
     if out is not None:
         write(results, rated, out, {"version": __version__, "specs": specs, "deals": deals, "seed": seed,
                                     "rules": rules_name, "one_sided": one_sided, "tables": tables,
-                                    "recorded": record},
+                                    "chunk": chunk, "recorded": record},
               record_rules=rules if record else None)
     return results, rated, out
 
@@ -261,6 +267,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "deal from --seed with A at every seat equally often within each k (no other count keeps "
                          "that balance and edge(A, B) = -edge(B, A)). Fewer tables make each deal's mean noisier, "
                          "so the interval widens; the bootstrap over deals still covers that noise")
+    add_work_arguments(ev)
     se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7",
                              formatter_class=HelpFormatter)
     se.add_argument("specs", nargs="+", help="one agent spec per player, in seat order (5, 6 or 7)")
@@ -322,7 +329,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             results, rated, out = evaluate(args.specs, args.deals, args.seed, args.rules,
                                            args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S"),
                                            args.record, args.one_sided, numbered_out=args.out is None,
-                                           tables=args.tables)
+                                           tables=args.tables, workers=args.workers, chunk=args.chunk)
             if args.record:
                 games = sum(r.games.batch_size for r in results)
                 mixed = sum(getattr(r, "mixed_games", 0) for r in results)

@@ -18,6 +18,14 @@ of A are the twelve games' one-against-four tables: 32 games a deal (22 with
 A one-sided evaluation plays only the first six games of each deal (all-B,
 then one A at each seat): A's edge alone, for agents too costly to seat four
 at a table; B's statistics then come from the all-B games. It has no table edge.
+
+The deals are played in chunks (:func:`.parallel.deal_chunks`), each a piece of
+work computed from its own inputs alone, with the agents reseeded from the run
+seed, the chunk's index and their role in its games (:func:`_play_chunk`): so the
+results are the same in this process and as Ray tasks (``workers``), whatever
+their number. (Before, one generator per agent, seeded once, ran on across the
+chunks: agents that draw random numbers now play other games on the same seed
+than they did then; deterministic ones play the same.)
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from briscola_env.records import record as game_record
 from briscola_env.rules import RulesConfig
 
 from .bootstrap import bootstrap_ci
+from .parallel import check_workers, deal_chunks, piece_seed, ray_for, run_pieces
 from .stats import AgentStats, agent_stats
 from .table_edge import LONE_TABLES, TableEdge, a_seats_of_mixed_tables, check_tables, measure, two_seat_sides
 
@@ -46,6 +55,11 @@ A, B = 0, 1
 ALONE_A = 1 + np.arange(NUM_SEATS)  # A alone at s among B's
 ALONE_B = 2 + NUM_SEATS + np.arange(NUM_SEATS)  # B alone at s among A's
 ALL_B = np.zeros(NUM_SEATS, dtype=np.int64)  # B at s of the all-B game
+# An agent's role in a group of games of a chunk (:func:`_play_chunk`), which with the chunk seeds it:
+# alone at a seat among four copies of the other (or one of those four, or at the all-others game), at
+# the two seats of a mixed table or at its three others.
+_ROLES = ("alone", "four", "two", "three")
+_AGENT_STREAM = "duplicate-agents"  # the agents' seeds, keyed apart from the deals' and the tables' draws
 
 
 def duplicate_layout(num_deals: int, one_sided: bool = False) -> np.ndarray:
@@ -236,43 +250,124 @@ def _stats(games: engine.State, game_of: np.ndarray, deal_seeds: np.ndarray,
     return agent_stats(games.take(game_of), seat_of, deal_of, ci_rng, dealt)
 
 
-def _seed(agent_a: Agent, agent_b: Agent, deals: int, seed: int) -> np.ndarray:
-    """The deals' seeds, and both agents reseeded: everything from ``seed``."""
+def _deal_seeds(deals: int, seed: int) -> np.ndarray:
+    """The deals' seeds, from ``seed``."""
     if deals < 1:
         raise ValueError(f"deals must be at least 1; got {deals}")
-    rng = np.random.default_rng(seed)
-    deal_seeds = rng.integers(0, engine.MAX_SEED, deals)
-    agent_a.reset(int(rng.integers(2**32)))
-    agent_b.reset(int(rng.integers(2**32)))
-    return deal_seeds
+    return np.random.default_rng(seed).integers(0, engine.MAX_SEED, deals)
 
 
-def _play(agent_a: Agent, agent_b: Agent, deals: int, seed: int, rules: Optional[RulesConfig], chunk: int,
-          one_sided: bool, progress: Optional[Callable[[int], None]]):
-    """Every deal's games of :func:`duplicate_layout`, ``chunk`` deals at a time: the deal seeds,
-    the games, the actions per chunk and the edges ``(deals, sides, 5)`` (side 0: A alone)."""
-    deal_seeds = _seed(agent_a, agent_b, deals, seed)
-    layout = duplicate_layout(1, one_sided)
-    sides = len(layout) // (1 + NUM_SEATS)
-    edges = np.empty((deals, sides, NUM_SEATS))
-    played, history = [], []
-    for start in range(0, deals, chunk):
-        n = min(chunk, deals - start)
-        state, actions = play_games([agent_a, agent_b], np.tile(layout, (n, 1)),
-                                    np.repeat(deal_seeds[start:start + n], len(layout)), rules)
-        history.append(actions)
-        pay = state.rewards.reshape(n, sides, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
-        alone = pay[:, :, 1:][:, :, np.arange(NUM_SEATS), np.arange(NUM_SEATS)]  # his own seat
-        edges[start:start + n] = alone - pay[:, :, 0, :]
-        played.append(state)
-        if progress:
-            progress(start + n)
-    return deal_seeds, engine.concatenate(played), history, edges
+@dataclass(frozen=True)
+class _Chunk:
+    """One piece of a duplicate evaluation (:func:`_play_chunk`): all it is played from."""
+
+    agents: tuple  # (A, B)
+    rules: Optional[RulesConfig]
+    seed: int  # the run's
+    index: int  # the chunk's, from 0
+    deal_seeds: np.ndarray  # (n,)
+    one_sided: bool
+    sides: Optional[np.ndarray]  # (n, pairs, 2) the two-seat sides of its mixed tables; None: none played
 
 
-def _pair_result(deals: int, seed: int, names: tuple, deal_seeds: np.ndarray, games: engine.State, history: list,
-                 edges: np.ndarray) -> PairResult:
+@dataclass
+class _ChunkGames:
+    """What a chunk played: its games of :func:`duplicate_layout`, deal-major, and of its mixed tables."""
+
+    games: engine.State
+    actions: np.ndarray  # (games, steps), -1 padded
+    mixed_payoffs: Optional[np.ndarray]  # (n, pairs, 2, 5): [deal, pair, table 0 (A at the two seats) or 1, seat]
+    mixed_actions: Optional[np.ndarray]  # (n * pairs * 2, steps), in that order
+
+
+def _play_seated(mine: Agent, theirs: Agent, seated: np.ndarray, deal_seeds: np.ndarray,
+                 rules: Optional[RulesConfig], seeds: tuple[int, int]) -> tuple[engine.State, np.ndarray]:
+    """Games with ``mine`` where ``seated`` ``(games, 5)`` is 0 and ``theirs`` where it is 1, the two
+    reseeded first with ``seeds``: those of their roles in these games, not of their order in the call."""
+    mine.reset(seeds[0])
+    theirs.reset(seeds[1])
+    return play_games([mine, theirs], seated, deal_seeds, rules)
+
+
+def _interleave(played: list, deals: int) -> tuple[engine.State, np.ndarray]:
+    """The games of ``played`` (per group, deal-major, the same count a deal) deal by deal: a deal's
+    games of each group in turn; and their actions, padded to the longest."""
+    steps = max(actions.shape[1] for _, actions in played)
+    order = np.arange(sum(state.batch_size for state, _ in played)).reshape(len(played), deals, -1)
+    order = order.transpose(1, 0, 2).ravel()
+    actions = np.concatenate([np.pad(a, ((0, 0), (0, steps - a.shape[1])), constant_values=-1) for _, a in played])
+    return engine.concatenate([state for state, _ in played]).take(order), actions[order]
+
+
+def _play_chunk(chunk: _Chunk) -> _ChunkGames:
+    """A chunk's games, from the chunk alone: so the same in this process and in a Ray worker.
+
+    Each group of games is played by one call, its agents seeded by their role in it (:data:`_ROLES`)
+    from the run seed and the chunk's index: A alone at each seat among B's with the all-B game, then
+    B alone among A's with the all-A game; then the mixed tables with A at the two seats of each pair,
+    then those with B there. Evaluating B against A plays the same groups, the agents swapped with
+    their roles, so each game is played by the same agents with the same seeds: the same games."""
+    agent_a, agent_b = chunk.agents
+    n = len(chunk.deal_seeds)
+
+    def seeds(mine: str, theirs: str) -> tuple[int, int]:
+        return tuple(piece_seed(chunk.seed, _AGENT_STREAM, chunk.index, _ROLES.index(role)) for role in (mine, theirs))
+
+    lone_games = duplicate_layout(n, one_sided=True)  # 0: the lone agent (the all-others game has none)
+    lone_deals = np.repeat(chunk.deal_seeds, GAMES_PER_DEAL_ONE_SIDED)
+    who_is_alone = [(agent_a, agent_b)] if chunk.one_sided else [(agent_a, agent_b), (agent_b, agent_a)]
+    games, actions = _interleave([_play_seated(lone, rest, lone_games, lone_deals, chunk.rules, seeds("alone", "four"))
+                                  for lone, rest in who_is_alone], n)
+    if chunk.sides is None:
+        return _ChunkGames(games, actions, None, None)
+    pairs = chunk.sides.shape[1]
+    two_here = a_seats_of_mixed_tables(chunk.sides)[:, :, 0].reshape(n * pairs, NUM_SEATS)
+    mixed_deals = np.repeat(chunk.deal_seeds, pairs)
+    mixed = [_play_seated(two, three, np.where(two_here, 0, 1), mixed_deals, chunk.rules, seeds("two", "three"))
+             for two, three in ((agent_a, agent_b), (agent_b, agent_a))]
+    payoffs = np.stack([state.rewards.reshape(n, pairs, NUM_SEATS) for state, _ in mixed], axis=2)
+    _, mixed_actions = _interleave(mixed, n * pairs)  # (deal, pair) major, then the pair's two tables
+    return _ChunkGames(games, actions, payoffs, mixed_actions)
+
+
+@dataclass
+class _Played:
+    """Every chunk's games put together (:func:`_play`)."""
+
+    deal_seeds: np.ndarray
+    games: engine.State  # every game of duplicate_layout
+    history: list  # per chunk, the actions of those games
+    edges: np.ndarray  # (deals, sides, 5) one-against-four edges (side 0: A alone)
+    mixed: Optional[np.ndarray]  # (deals, pairs, 2, 5) the mixed tables' payoffs, if played
+    mixed_history: Optional[list]  # per chunk, their actions
+
+
+def _play(agent_a: Agent, agent_b: Agent, deals: int, seed: int, rules: Optional[RulesConfig],
+          chunk: Optional[int], one_sided: bool, progress: Optional[Callable[[int], None]], workers: int,
+          tables: Optional[int] = None) -> _Played:
+    """Every deal's games of :func:`duplicate_layout` (and, given ``tables``, of the mixed tables of
+    :func:`.table_edge.two_seat_sides`), ``chunk`` deals a piece (:func:`.parallel.deal_chunks`), the
+    pieces played by :func:`.parallel.run_pieces` on ``workers``; ``progress(deals done)``."""
+    workers = check_workers(workers)
+    deal_seeds = _deal_seeds(deals, seed)
+    cuts = deal_chunks(deals, chunk)
+    sides = None if tables is None else two_seat_sides(deals, seed, tables)
+    pieces = [_Chunk((agent_a, agent_b), rules, seed, index, deal_seeds[cut], one_sided,
+                     None if sides is None else sides[cut]) for index, cut in enumerate(cuts)]
+    played = run_pieces(_play_chunk, pieces, workers, progress and (lambda done: progress(cuts[done - 1].stop)))
+    games = engine.concatenate([piece.games for piece in played])
+    side_count = 1 if one_sided else 2
+    pay = games.rewards.reshape(deals, side_count, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
+    alone = pay[:, :, 1:][:, :, np.arange(NUM_SEATS), np.arange(NUM_SEATS)]  # his own seat
+    edges = (alone - pay[:, :, 0, :]).astype(np.float64)
+    mixed = None if sides is None else np.concatenate([piece.mixed_payoffs for piece in played])
+    return _Played(deal_seeds, games, [piece.actions for piece in played], edges, mixed,
+                   None if sides is None else [piece.mixed_actions for piece in played])
+
+
+def _pair_result(deals: int, seed: int, names: tuple, played: _Played) -> PairResult:
     """The :class:`PairResult` of :func:`_play`'s two-sided games (the intervals drawn from ``seed + 1``)."""
+    deal_seeds, games, edges = played.deal_seeds, played.games, played.edges
     per_deal = edges.mean(axis=2)  # (deals, 2): a deal's seats share the cards, so they resample together
     ci_rng = np.random.default_rng(seed + 1)
     stats_a, stats_b = (_stats(games, _games_of(deals, GAMES_PER_DEAL, alone), deal_seeds, ci_rng)
@@ -281,28 +376,37 @@ def _pair_result(deals: int, seed: int, names: tuple, deal_seeds: np.ndarray, ga
                       edge_a=float(per_deal[:, A].mean()), edge_a_ci=bootstrap_ci(per_deal[:, A], ci_rng),
                       edge_b=float(per_deal[:, B].mean()), edge_b_ci=bootstrap_ci(per_deal[:, B], ci_rng),
                       per_seat_a=edges[:, A], per_seat_b=edges[:, B], stats_a=stats_a, stats_b=stats_b,
-                      games=games, actions=history)
+                      games=games, actions=played.history)
 
 
 def evaluate_pair(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
-                  rules: Optional[RulesConfig] = None, chunk: int = 256, names: tuple = ("A", "B"),
-                  progress: Optional[Callable[[int], None]] = None) -> PairResult:
+                  rules: Optional[RulesConfig] = None, chunk: Optional[int] = None, names: tuple = ("A", "B"),
+                  progress: Optional[Callable[[int], None]] = None, workers: int = 0) -> PairResult:
     """Paired duplicate evaluation of A against B on ``deals`` seeded deals.
 
-    Deals are played ``chunk`` at a time (12 games each); ``progress(n)`` is
-    called with the number of deals done after each chunk. :func:`evaluate_table`
-    adds the table edge."""
-    deal_seeds, games, history, edges = _play(agent_a, agent_b, deals, seed, rules, chunk, False, progress)
-    return _pair_result(deals, seed, names, deal_seeds, games, history, edges)
+    Deals are played ``chunk`` at a time (12 games each; None: :func:`.parallel.deal_chunks`'
+    default), each chunk a piece of work, in this process (``workers=0``) or as Ray tasks on
+    ``workers`` CPUs (the agents pickled to them: :mod:`.parallel`), with the same results;
+    ``progress(n)`` is called with the number of deals done after each chunk. The agents are
+    reseeded for each chunk from ``seed``, the chunk's index and their role in its games (see
+    :func:`_play_chunk`), so an agent that draws random numbers (random, PIMC, a sampling network)
+    plays the same games whatever the workers, but other games than before chunks were seeded
+    apart (one generator per agent, seeded once, ran on across the chunks then); deterministic
+    agents (the heuristic, a greedy network) play as they always did. :func:`evaluate_table` adds
+    the table edge."""
+    played = _play(agent_a, agent_b, deals, seed, rules, chunk, False, progress, workers)
+    return _pair_result(deals, seed, names, played)
 
 
 def evaluate_one_sided(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
-                       rules: Optional[RulesConfig] = None, chunk: int = 256, names: tuple = ("A", "B"),
-                       progress: Optional[Callable[[int], None]] = None) -> OneSidedResult:
+                       rules: Optional[RulesConfig] = None, chunk: Optional[int] = None, names: tuple = ("A", "B"),
+                       progress: Optional[Callable[[int], None]] = None, workers: int = 0) -> OneSidedResult:
     """A's edge of :func:`evaluate_pair` only, from half its games (all-B, then A alone at each
-    seat) on the same deals: for agents too costly to seat four at a table, such as search
-    (four search agents bid against each other for a long time)."""
-    deal_seeds, games, history, edges = _play(agent_a, agent_b, deals, seed, rules, chunk, True, progress)
+    seat) on the same deals, the very games :func:`evaluate_pair` plays there with the same
+    ``chunk``: for agents too costly to seat four at a table, such as search (four search agents
+    bid against each other for a long time). ``workers`` as for :func:`evaluate_pair`."""
+    played = _play(agent_a, agent_b, deals, seed, rules, chunk, True, progress, workers)
+    games, deal_seeds, edges = played.games, played.deal_seeds, played.edges
     per_deal = edges[:, A].mean(axis=1)
     ci_rng = np.random.default_rng(seed + 1)  # B's statistics draw last: A's interval is that of earlier runs
     stats_a = _stats(games, _games_of(deals, GAMES_PER_DEAL_ONE_SIDED, ALONE_A), deal_seeds, ci_rng)
@@ -310,7 +414,7 @@ def evaluate_one_sided(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0
     stats_b = _stats(games, _games_of(deals, GAMES_PER_DEAL_ONE_SIDED, ALL_B), deal_seeds, ci_rng)
     return OneSidedResult(names[0], names[1], deals, deal_seeds, edge_a=float(per_deal.mean()), edge_a_ci=edge_a_ci,
                           edge_b=None, edge_b_ci=None, per_seat_a=edges[:, A], per_seat_b=None,
-                          stats_a=stats_a, stats_b=stats_b, games=games, actions=history)
+                          stats_a=stats_a, stats_b=stats_b, games=games, actions=played.history)
 
 
 def games_per_deal(tables: Optional[int] = None) -> int:
@@ -320,57 +424,42 @@ def games_per_deal(tables: Optional[int] = None) -> int:
     return GAMES_PER_DEAL + check_tables(tables) - LONE_TABLES
 
 
-def _play_mixed(agent_a: Agent, agent_b: Agent, deal_seeds: np.ndarray, a_here: np.ndarray,
-                rules: Optional[RulesConfig], chunk: int, progress: Callable[[int], None]):
-    """The tables of ``a_here`` ``(deals, pairs, 2, 5)`` (:func:`.table_edge.a_seats_of_mixed_tables`),
-    each deal's in order, in batches of as many deals as fit in the ``chunk * 12`` games of a batch of
-    :func:`_play` (so memory stays as bounded): the seating ``(games, 5)``, the payoffs
-    ``(deals, pairs, 2, 5)`` and the actions of each batch."""
-    deals, per_deal = len(deal_seeds), a_here.shape[1] * a_here.shape[2]
-    seating = np.where(a_here, A, B).reshape(deals * per_deal, NUM_SEATS)
-    payoffs = np.empty((deals * per_deal, NUM_SEATS), dtype=np.float32)
-    step, history = max(1, chunk * GAMES_PER_DEAL // per_deal), []
-    for start in range(0, deals, step):
-        games = slice(start * per_deal, min(start + step, deals) * per_deal)
-        state, actions = play_games([agent_a, agent_b], seating[games],
-                                    np.repeat(deal_seeds[start:start + step], per_deal), rules)
-        payoffs[games] = state.rewards
-        history.append(actions)
-        progress(games.stop)
-    return seating, payoffs.reshape(a_here.shape), history
-
-
 def evaluate_table(agent_a: Agent, agent_b: Agent, deals: int, seed: int = 0,
-                   rules: Optional[RulesConfig] = None, tables: Optional[int] = None, chunk: int = 256,
-                   names: tuple = ("A", "B"), progress: Optional[Callable[[int], None]] = None) -> TableResult:
+                   rules: Optional[RulesConfig] = None, tables: Optional[int] = None, chunk: Optional[int] = None,
+                   names: tuple = ("A", "B"), progress: Optional[Callable[[int], None]] = None,
+                   workers: int = 0) -> TableResult:
     """A's table edge over B (:mod:`.table_edge`) on ``deals`` seeded deals, with everything of
-    :func:`evaluate_pair` on the same deals, unchanged (its games, edges, statistics and intervals,
-    bit for bit: its twelve games a deal are played first, as it plays them).
+    :func:`evaluate_pair` on the same deals and ``chunk``, unchanged (its games, edges, statistics
+    and intervals, bit for bit: each chunk plays its twelve games a deal as it plays them, then
+    its mixed tables, with the agents seeded by their roles there).
 
     ``tables``: per deal, 30 (None: every seating of the two with both present) or 20, for costly
     agents (5 of the 10 seatings with two copies of A and their 5 complements, chosen per deal from
     ``seed``, A at every seat equally often within each k; see :func:`.table_edge.check_tables` for
     why no other count): 32 or 22 games a deal. Fewer tables make each deal's mean noisier, so the
-    interval widens, and the bootstrap over deals still covers that noise. The agents are seeded as
-    :func:`evaluate_pair` seeds them, in the order given, and their generators run on into the mixed
-    tables; ``progress(n)`` is called with the number of this pair's games played after each batch."""
+    interval widens, and the bootstrap over deals still covers that noise. Each game is played by
+    the same agents with the same seeds as when B is evaluated against A (:func:`_play_chunk`), so
+    edge(B, A) = -edge(A, B) exactly, for agents that draw random numbers too. ``workers`` as for
+    :func:`evaluate_pair`; ``progress(n)`` is called with the number of this pair's games played
+    after each chunk."""
     tables = check_tables(tables)  # before any game
-    counted = progress or (lambda games: None)
-    deal_seeds, games, history, edges = _play(agent_a, agent_b, deals, seed, rules, chunk, False,
-                                              lambda done: counted(done * GAMES_PER_DEAL))
-    pair = _pair_result(deals, seed, names, deal_seeds, games, history, edges)
+    per_deal = games_per_deal(tables)
+    played = _play(agent_a, agent_b, deals, seed, rules, chunk, False,
+                   progress and (lambda done: progress(done * per_deal)), workers, tables)
+    pair = _pair_result(deals, seed, names, played)
     sides = two_seat_sides(deals, seed, tables)
-    seating, mixed, mixed_history = _play_mixed(agent_a, agent_b, deal_seeds, a_seats_of_mixed_tables(sides), rules,
-                                                chunk, lambda done: counted(deals * GAMES_PER_DEAL + done))
-    pay = games.rewards.reshape(deals, 2, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
+    pay = played.games.rewards.reshape(deals, 2, 1 + NUM_SEATS, NUM_SEATS)  # [deal, who is alone, game, seat]
     table = measure(alone_a=pay[:, A, 1:], alone_b=pay[:, B, 1:], all_a=pay[:, B, 0], all_b=pay[:, A, 0],
-                    lone_gain=edges, mixed=mixed, sides=sides, seed=seed)
+                    lone_gain=played.edges, mixed=played.mixed, sides=sides, seed=seed)
+    seating = np.where(a_seats_of_mixed_tables(sides), A, B).reshape(-1, NUM_SEATS)
     return TableResult(**{f.name: getattr(pair, f.name) for f in fields(pair)}, table=table, mixed_seating=seating,
-                       mixed_actions=mixed_history)
+                       mixed_actions=played.mixed_history)
 
 
 def round_robin(agents: Sequence[Agent], names: Sequence[str], deals: int, seed: int = 0,
-                rules: Optional[RulesConfig] = None, tables: Optional[int] = None, **kwargs) -> list[TableResult]:
-    """:func:`evaluate_table` for every pair of agents, on the same deals."""
-    return [evaluate_table(agents[i], agents[j], deals, seed, rules, tables, names=(names[i], names[j]), **kwargs)
-            for i, j in combinations(range(len(agents)), 2)]
+                rules: Optional[RulesConfig] = None, tables: Optional[int] = None, workers: int = 0,
+                **kwargs) -> list[TableResult]:
+    """:func:`evaluate_table` for every pair of agents, on the same deals (on one Ray, with ``workers``)."""
+    with ray_for(workers):
+        return [evaluate_table(agents[i], agents[j], deals, seed, rules, tables, names=(names[i], names[j]),
+                               workers=workers, **kwargs) for i, j in combinations(range(len(agents)), 2)]

@@ -6,30 +6,106 @@
 
 Either way the results come back in the order of ``pieces``, and each piece is computed by the
 same function from the same inputs, so a piece's result never depends on where it ran: a command
-that seeds each piece from the piece itself (not from a generator shared across pieces) gives the
-same output with or without Ray. ``fn`` must be a module-level function and the pieces and results
-picklable (spec strings, seeds, NumPy arrays), since Ray ships them to its workers.
+that seeds each piece from the piece itself (:func:`piece_seed`, not a generator shared across
+pieces) and cuts its work into pieces independently of the workers (:func:`deal_chunks`) gives
+the same output with or without Ray, whatever the number of workers. ``fn`` must be a module-level
+function and the pieces and results picklable (seeds, NumPy arrays, agents), since Ray ships them
+to its workers: a piece's objects are rebuilt there from their pickles, so their classes must be
+importable there (an installed package; ``__main__``'s are shipped by value).
 
 Ray is an optional dependency (``pip install -e '.[ray]'``). Without ``RAY_ADDRESS`` the call
 starts a local Ray of ``workers`` CPUs and stops it at the end; with it (``auto`` or an address,
 after ``ray start --head`` on the head node and ``ray start --address=...`` on the others) it joins
-that cluster, whose size then bounds the parallelism, and leaves it running.
+that cluster, whose size then bounds the parallelism, and leaves it running. A Ray already
+initialised in this process (:func:`ray_for`, or the caller's ``ray.init``) is used as it is.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
-from typing import Callable, Optional, Sequence, TypeVar
+from contextlib import contextmanager
+from math import ceil
+from typing import Callable, Iterator, Optional, Sequence, TypeVar
+
+import numpy as np
 
 Piece = TypeVar("Piece")
 Result = TypeVar("Result")
 
+MAX_CHUNK = 256  # deals a piece by default at most: batches of a few thousand games, as evaluations played before
+MIN_PIECES = 4  # pieces a run is cut into by default when it has the deals: work for a few workers
+
 
 def check_workers(workers) -> int:
-    """``workers`` as an int if it is 0 (this process) or a positive number of Ray workers, else a ValueError."""
+    """``workers`` as an int if it is 0 (this process) or a positive number of Ray workers (Ray then
+    installed), else a ValueError."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise ValueError(f"workers must be 0 (this process) or a positive number of Ray workers; got {workers!r}")
+    if workers and importlib.util.find_spec("ray") is None:
+        raise ValueError("workers > 0 runs the work as Ray tasks: install Ray (pip install -e '.[ray]')")
     return workers
+
+
+def add_work_arguments(parser) -> None:
+    """``--workers`` and ``--chunk`` on an argparse ``parser``: how a command (``briscola evaluate``,
+    ``briscola tournament``) spreads its deals over Ray tasks. Checked by :func:`check_workers` and
+    :func:`deal_chunks`, before the command writes anything."""
+    parser.add_argument("--workers", type=int, default=0,
+                        help="0: play in this process; N: as Ray tasks on a local Ray of N CPUs started for the run "
+                             "(pip install -e '.[ray]'), or on the cluster at RAY_ADDRESS (after ray start --head). "
+                             "The results are the same either way, whatever N")
+    parser.add_argument("--chunk", type=int, default=None,
+                        help="deals a piece of work (one batch of games, one Ray task). The agents are seeded per "
+                             "piece, so agents that draw random numbers play other games with another chunk "
+                             f"(default: {MAX_CHUNK}, or fewer so as to cut the deals into {MIN_PIECES} pieces)")
+
+
+def chunk_size(deals: int, chunk: Optional[int] = None) -> int:
+    """The deals a piece: ``chunk`` if a whole number of at least 1 (else a ValueError); by default
+    (None) :data:`MAX_CHUNK`, or fewer so as to make :data:`MIN_PIECES` pieces when there are as many
+    deals. It depends on ``deals`` and ``chunk`` alone, never on the workers."""
+    if chunk is None:
+        return min(MAX_CHUNK, max(1, ceil(deals / MIN_PIECES)))
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk (deals a piece of work) must be a whole number of at least 1; got {chunk!r}")
+    return int(chunk)
+
+
+def deal_chunks(deals: int, chunk: Optional[int] = None) -> list[slice]:
+    """Deals ``0..deals-1`` cut into pieces of :func:`chunk_size` deals, the last one shorter."""
+    size = chunk_size(deals, chunk)
+    return [slice(start, min(start + size, deals)) for start in range(0, deals, size)]
+
+
+def piece_seed(seed: int, stream: str, *path: int) -> int:
+    """A 32-bit seed drawn from the run's ``seed`` alone for what ``path`` names in a piece (such as
+    its index and an agent's role in it), in a ``stream`` keyed apart from the run's other draws."""
+    key = int.from_bytes(stream.encode(), "big")
+    return int(np.random.SeedSequence(seed, spawn_key=(key, *path)).generate_state(1)[0])
+
+
+@contextmanager
+def ray_for(workers: int) -> Iterator[None]:
+    """Ray kept up for the :func:`run_pieces` calls inside (one start for several runs): with
+    ``workers`` > 0 and no Ray running here, a local Ray of ``workers`` CPUs (or the cluster at
+    ``RAY_ADDRESS``) is started, and the local one stopped at the end; otherwise nothing is done."""
+    if check_workers(workers) == 0:
+        yield
+        return
+    import ray
+
+    address = os.environ.get("RAY_ADDRESS")
+    started_here = not ray.is_initialized()
+    if started_here:
+        # A local Ray of exactly ``workers`` CPUs; on a cluster its own resources decide.
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False)
+    try:
+        yield
+    finally:
+        if started_here and not address:
+            ray.shutdown()
 
 
 def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: int = 0,
@@ -44,17 +120,9 @@ def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: 
             if progress:
                 progress(len(results))
         return results
-    try:
+    with ray_for(workers):
         import ray
-    except ImportError:
-        raise RuntimeError("workers > 0 runs the work as Ray tasks: install Ray (pip install -e '.[ray]')") from None
-    address = os.environ.get("RAY_ADDRESS")
-    started_here = not ray.is_initialized()
-    if started_here:
-        # A local Ray of exactly ``workers`` CPUs; on a cluster its own resources decide.
-        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
-                 log_to_driver=False, configure_logging=False)
-    try:
+
         task = ray.remote(num_cpus=1)(fn)
         refs = [task.remote(piece) for piece in pieces]
         pending, done = list(refs), 0
@@ -64,6 +132,3 @@ def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: 
             if progress:
                 progress(done)
         return ray.get(refs)
-    finally:
-        if started_here and not address:
-            ray.shutdown()

@@ -16,10 +16,12 @@ edge(B, A) is exactly -edge(A, B), bit for bit, whenever the two evaluations pla
 (negating the terms of a sum negates it exactly, and x + y is y + x); an agent against an agent
 that plays as it does scores exactly 0, as each pair's two tables are then one game. The
 intervals are exactly mirrored too (:func:`.bootstrap.sign_symmetric_ci`, over resamples drawn
-from the run seed alone). Agents draw their randomness from one generator each, seeded in the
-order they are given (:func:`.duplicate.evaluate_table`), so the games, and the equality, are
-the same only for agents that draw nothing (the heuristic, a greedy network); for agents that
-draw (random, PIMC, a sampling network) edge(B, A) is -edge(A, B) up to sampling noise.
+from the run seed alone). The two evaluations do play the same games, for agents that draw
+random numbers too (random, PIMC, a sampling network): each group of games of a chunk of deals
+is played with its agents reseeded by their role there (alone, one of the four, at the two seats
+or at the three), not by their order in the call (:func:`.duplicate.evaluate_table`). So
+edge(B, A) = -edge(A, B) bit for bit, and an agent against another instance of itself (the same
+spec) scores exactly 0, whatever they draw.
 
 **The slices by k** (A's point of view, k = copies of A) come in two units:
 

@@ -30,6 +30,11 @@ once, with its seats' mean payoff: one player cannot be two entrants of a match)
 agent rates nothing. Unlike the fitted ratings, these do not cancel the cards' luck, which only
 averages out over many tables.
 
+**Playing.** The deals are played in chunks (:func:`.parallel.deal_chunks`), every table of a
+chunk in one batch, each chunk a piece of work computed from its own inputs alone, with every
+agent reseeded from the run seed, the chunk's index and the agent's place in the population: the
+same results in this process and as Ray tasks (``--workers``), whatever their number.
+
 ``briscola tournament SPEC SPEC ...`` (:func:`add_tournament_parser`, :func:`run_tournament`)
 prints the table and writes ``results.md``, ``plots/ratings.png`` and, last, ``results.json``
 into a run folder of its own (:mod:`evaluation.report`).
@@ -58,12 +63,14 @@ from briscola_env.files import write_atomically
 from briscola_env.rules import PRESETS, RulesConfig
 from briscola_env.seeds import deal_seeds as purpose_deal_seeds
 
+from .parallel import add_work_arguments, check_workers, chunk_size, deal_chunks, piece_seed, run_pieces
 from .report import MAX_RATED_GAMES, claim_folder
 
 DEAL_PURPOSE = "tournament"  # the deal stream of briscola_env.seeds: disjoint from the training deals
 PINNED_AGENT = "heuristic"  # pinned at rating 0 when in the population
 BOOTSTRAP_SAMPLES, LEVEL = 2000, 0.95  # as evaluation.bootstrap's intervals
 _BLOCK = 250  # bootstrap samples refitted at once (bounds the memory of the resampled systems)
+_AGENT_STREAM = "tournament-agents"  # the agents' seeds per chunk, keyed apart from the deals' and seating's draws
 
 
 # --- the design ---------------------------------------------------------------------------------
@@ -272,8 +279,8 @@ class TournamentPlan:
 
 def plan_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, tables_per_deal: Optional[int] = None,
                     seed: int = 0, pin: Optional[str] = None) -> TournamentPlan:
-    """Check a tournament's arguments, reseed ``agents`` and draw its deals (the ``"tournament"``
-    stream of ``seed``) and seating (:func:`seating_design`, from ``seed``); ``tables_per_deal``
+    """Check a tournament's arguments and draw its deals (the ``"tournament"`` stream of ``seed``)
+    and seating (:func:`seating_design`, from ``seed``); ``tables_per_deal``
     defaults to as many as agents, so that every deal seats every agent at every seat. ``pin``
     names the agent rated 0 (default: ``heuristic`` if in the population, else the first)."""
     if len(agents) < 2 or len(names) != len(agents):
@@ -288,29 +295,55 @@ def plan_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, t
     pinned = _pinned_index(names, pin)
     seeds = purpose_deal_seeds(DEAL_PURPOSE, seed, int(deals))
     rng = np.random.default_rng(seed)
-    for agent in agents:  # as evaluation.duplicate: every agent reseeded from the run seed
-        agent.reset(int(rng.integers(2**32)))
+    for _ in agents:  # once the agents' seeds (now drawn per chunk: _play_chunk), kept so each seed seats as before
+        rng.integers(2**32)
     seating = seating_design(len(agents), int(deals), int(tables), rng)
     check_identified(seating, len(agents), pinned)
     return TournamentPlan(seed, int(tables), pinned, seeds, seating)
 
 
+@dataclass(frozen=True)
+class _Chunk:
+    """One piece of a tournament (:func:`_play_chunk`): all it is played from."""
+
+    agents: tuple
+    rules: Optional[RulesConfig]
+    seed: int  # the run's
+    index: int  # the chunk's, from 0
+    deal_seeds: np.ndarray  # (n,)
+    seating: np.ndarray  # (n, tables, 5)
+
+
+def _play_chunk(chunk: _Chunk) -> np.ndarray:
+    """A chunk's payoffs ``(n, tables, 5)``, from the chunk alone (so the same in this process and in
+    a Ray worker): every agent reseeded from the run seed, the chunk's index and its own."""
+    for k, agent in enumerate(chunk.agents):
+        agent.reset(piece_seed(chunk.seed, _AGENT_STREAM, chunk.index, k))
+    n, tables = chunk.seating.shape[:2]
+    state, _ = play_games(chunk.agents, chunk.seating.reshape(-1, NUM_SEATS), np.repeat(chunk.deal_seeds, tables),
+                          chunk.rules)
+    return state.rewards.reshape(n, tables, NUM_SEATS).astype(np.float64)
+
+
 def play_planned(plan: TournamentPlan, agents: Sequence[Agent], names: Sequence[str],
-                 rules: Optional[RulesConfig] = None, chunk: int = 256, specs: Optional[Sequence[str]] = None,
-                 progress: Optional[Callable[[int], None]] = None) -> TournamentResult:
-    """Play ``plan``'s tables, every table of ``chunk`` deals in one batch (``progress(n)`` after each,
-    with the deals done), and rate the agents: least squares with its bootstrap, and OpenSkill. The
-    agents draw their random numbers batch by batch, as in :mod:`.duplicate`: the same plan and
-    chunk, the same games."""
+                 rules: Optional[RulesConfig] = None, chunk: Optional[int] = None,
+                 specs: Optional[Sequence[str]] = None, progress: Optional[Callable[[int], None]] = None,
+                 workers: int = 0) -> TournamentResult:
+    """Play ``plan``'s tables, every table of ``chunk`` deals in one batch (None:
+    :func:`.parallel.chunk_size`'s default), each batch a piece of work, in this process
+    (``workers=0``) or as Ray tasks on ``workers`` CPUs (the agents pickled to them: :mod:`.parallel`),
+    with the same results; ``progress(n)`` after each, with the deals done. Then rate the agents:
+    least squares with its bootstrap, and OpenSkill. The agents are reseeded for each batch from
+    the plan's seed and the batch's index: the same plan and chunk, the same games, whatever the
+    workers (an agent that draws random numbers plays other games than before batches were seeded
+    apart, when one generator per agent ran on across them; deterministic ones play as before)."""
+    workers = check_workers(workers)
+    cuts = deal_chunks(len(plan.deal_seeds), chunk)
+    pieces = [_Chunk(tuple(agents), rules, plan.seed, index, plan.deal_seeds[cut], plan.seating[cut])
+              for index, cut in enumerate(cuts)]
+    payoffs = np.concatenate(run_pieces(_play_chunk, pieces, workers,
+                                        progress and (lambda done: progress(cuts[done - 1].stop))))
     deals, tables = plan.seating.shape[:2]
-    payoffs = np.empty(plan.seating.shape)
-    for start in range(0, deals, chunk):
-        n = min(chunk, deals - start)
-        state, _ = play_games(agents, plan.seating[start:start + n].reshape(-1, NUM_SEATS),
-                              np.repeat(plan.deal_seeds[start:start + n], tables), rules)
-        payoffs[start:start + n] = state.rewards.reshape(n, tables, NUM_SEATS)
-        if progress:
-            progress(start + n)
     agent_count = len(agents)
     ratings = fit_ratings(plan.seating, payoffs, agent_count, plan.pinned)
     # The intervals draw from a generator of their own, as evaluation.duplicate's (seed + 1).
@@ -323,13 +356,14 @@ def play_planned(plan: TournamentPlan, agents: Sequence[Agent], names: Sequence[
 
 
 def play_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, tables_per_deal: Optional[int] = None,
-                    seed: int = 0, rules: Optional[RulesConfig] = None, chunk: int = 256, pin: Optional[str] = None,
-                    specs: Optional[Sequence[str]] = None,
-                    progress: Optional[Callable[[int], None]] = None) -> TournamentResult:
+                    seed: int = 0, rules: Optional[RulesConfig] = None, chunk: Optional[int] = None,
+                    pin: Optional[str] = None, specs: Optional[Sequence[str]] = None,
+                    progress: Optional[Callable[[int], None]] = None, workers: int = 0) -> TournamentResult:
     """Rate ``agents`` (named ``names``; ``specs`` for the record) on ``deals`` deals:
     :func:`plan_tournament`, then :func:`play_planned`."""
+    check_workers(workers)
     plan = plan_tournament(agents, names, deals, tables_per_deal, seed, pin)
-    return play_planned(plan, agents, names, rules, chunk, specs, progress)
+    return play_planned(plan, agents, names, rules, chunk, specs, progress, workers)
 
 
 # --- reports ------------------------------------------------------------------------------------
@@ -393,23 +427,28 @@ def write(result: TournamentResult, folder: Path, meta: dict) -> None:
 
 
 def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], seed: int, rules_name: str,
-               out: Optional[Path], numbered_out: bool = False) -> tuple[TournamentResult, Optional[Path]]:
+               out: Optional[Path], numbered_out: bool = False, workers: int = 0,
+               chunk: Optional[int] = None) -> tuple[TournamentResult, Optional[Path]]:
     """The Python API behind ``briscola tournament``: the result and the run folder written (none
     if ``out`` is None; see :func:`.report.claim_folder` for ``numbered_out``). Every argument is
-    checked, and the plan drawn, before the folder is claimed; the folder before anything is played."""
+    checked, and the plan drawn, before the folder is claimed; the folder before anything is played.
+    ``workers`` and ``chunk`` as for :func:`play_planned` (``chunk`` recorded in ``results.json``)."""
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least two agent specs; got {len(specs)}")
+    workers = check_workers(workers)
     purpose_deal_seeds(DEAL_PURPOSE, seed, 0)  # a bad seed said as such, before the agents are seeded with it
     rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
     plan = plan_tournament(agents, names, deals, tables_per_deal, seed)
+    chunk = chunk_size(deals, chunk)  # checked, and as resolved: it decides the games of agents that draw
     if out is not None:
         out = claim_folder(out, numbered_out)
     with tqdm(total=deals, unit="deal", desc="tournament", file=sys.stderr) as bar:
-        result = play_planned(plan, agents, names, rules, specs=specs, progress=lambda n: bar.update(n - bar.n))
+        result = play_planned(plan, agents, names, rules, chunk, specs, lambda n: bar.update(n - bar.n), workers)
     if out is not None:
-        write(result, out, {"version": __version__, "specs": specs, "seed": seed, "rules": rules_name})
+        write(result, out, {"version": __version__, "specs": specs, "seed": seed, "rules": rules_name,
+                            "chunk": chunk})
     return result, out
 
 
@@ -436,6 +475,7 @@ def add_tournament_parser(subparsers, formatter_class, epilog,
                         help="run folder for results.json, results.md and plots/, new or empty: a folder that is "
                              "not empty is refused (default runs/tournament-<time>, numbered -2, -3... if taken); "
                              "results.json is written last")
+    add_work_arguments(parser)
     return parser
 
 
@@ -445,7 +485,7 @@ def run_tournament(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result, out = tournament(args.specs, args.deals, args.tables_per_deal, args.seed, args.rules,
                              args.out or Path("runs") / time.strftime("tournament-%Y%m%d-%H%M%S"),
-                             numbered_out=args.out is None)
+                             numbered_out=args.out is None, workers=args.workers, chunk=args.chunk)
     print(f"results in {out} ({time.perf_counter() - start:.1f} s)", file=sys.stderr)
     print(results_markdown(result))
     return 0
