@@ -7,6 +7,7 @@
     briscola evaluate pimc heuristic --deals 1000 --one-sided                        # A's edge only
     briscola evaluate pimc ppo:checkpoints/strong.pt --deals 200 --tables 20         # 22 games a deal, not 32
     briscola tournament heuristic heuristic:noise=0.5 random --deals 300 --out runs/tournament
+    briscola evaluate pimc heuristic --deals 1000 --one-sided --workers 2            # Ray tasks: the same results
     briscola replay runs/x/games.jsonl --game 3 --step
     briscola play --opponents heuristic --lang en
     briscola belief heuristic --games 20000 --out runs/belief.pt        # a partner-belief model

@@ -289,14 +289,16 @@ def _play_seated(mine: Agent, theirs: Agent, seated: np.ndarray, deal_seeds: np.
     return play_games([mine, theirs], seated, deal_seeds, rules)
 
 
-def _interleave(played: list, deals: int) -> tuple[engine.State, np.ndarray]:
-    """The games of ``played`` (per group, deal-major, the same count a deal) deal by deal: a deal's
-    games of each group in turn; and their actions, padded to the longest."""
-    steps = max(actions.shape[1] for _, actions in played)
-    order = np.arange(sum(state.batch_size for state, _ in played)).reshape(len(played), deals, -1)
-    order = order.transpose(1, 0, 2).ravel()
-    actions = np.concatenate([np.pad(a, ((0, 0), (0, steps - a.shape[1])), constant_values=-1) for _, a in played])
-    return engine.concatenate([state for state, _ in played]).take(order), actions[order]
+def _deal_major(groups: int, deals: int, per_deal: int) -> np.ndarray:
+    """The order that takes ``groups`` blocks of games (one after the other, each ``per_deal`` games a
+    deal, deal-major) deal by deal: a deal's games of each block in turn."""
+    return np.arange(groups * deals * per_deal).reshape(groups, deals, per_deal).transpose(1, 0, 2).ravel()
+
+
+def _padded(actions: list) -> np.ndarray:
+    """The ``(games, steps)`` actions of several calls of ``play_games`` one after the other, -1 padded."""
+    steps = max(a.shape[1] for a in actions)
+    return np.concatenate([np.pad(a, ((0, 0), (0, steps - a.shape[1])), constant_values=-1) for a in actions])
 
 
 def _play_chunk(chunk: _Chunk) -> _ChunkGames:
@@ -316,8 +318,11 @@ def _play_chunk(chunk: _Chunk) -> _ChunkGames:
     lone_games = duplicate_layout(n, one_sided=True)  # 0: the lone agent (the all-others game has none)
     lone_deals = np.repeat(chunk.deal_seeds, GAMES_PER_DEAL_ONE_SIDED)
     who_is_alone = [(agent_a, agent_b)] if chunk.one_sided else [(agent_a, agent_b), (agent_b, agent_a)]
-    games, actions = _interleave([_play_seated(lone, rest, lone_games, lone_deals, chunk.rules, seeds("alone", "four"))
-                                  for lone, rest in who_is_alone], n)
+    lone = [_play_seated(mine, theirs, lone_games, lone_deals, chunk.rules, seeds("alone", "four"))
+            for mine, theirs in who_is_alone]
+    order = _deal_major(len(lone), n, GAMES_PER_DEAL_ONE_SIDED)
+    games = engine.concatenate([state for state, _ in lone]).take(order)
+    actions = _padded([a for _, a in lone])[order]
     if chunk.sides is None:
         return _ChunkGames(games, actions, None, None)
     pairs = chunk.sides.shape[1]
@@ -326,7 +331,7 @@ def _play_chunk(chunk: _Chunk) -> _ChunkGames:
     mixed = [_play_seated(two, three, np.where(two_here, 0, 1), mixed_deals, chunk.rules, seeds("two", "three"))
              for two, three in ((agent_a, agent_b), (agent_b, agent_a))]
     payoffs = np.stack([state.rewards.reshape(n, pairs, NUM_SEATS) for state, _ in mixed], axis=2)
-    _, mixed_actions = _interleave(mixed, n * pairs)  # (deal, pair) major, then the pair's two tables
+    mixed_actions = _padded([a for _, a in mixed])[_deal_major(2, n * pairs, 1)]  # a pair's two tables in turn
     return _ChunkGames(games, actions, payoffs, mixed_actions)
 
 
