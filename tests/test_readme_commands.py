@@ -11,7 +11,7 @@ from evaluation.cli import main as briscola
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1", "--games": "40",
-         "--epochs": "1"}
+         "--epochs": "1", "--decisions": "4096", "--eval-deals": "4"}
 
 
 def commands() -> list[list[str]]:
@@ -38,7 +38,8 @@ def shrink(words: list[str]) -> list[str]:
 def test_every_readme_command_is_covered():
     kinds = {tuple(w[:2]) for w in commands()}
     assert kinds == {("python", "train.py"), ("briscola", "evaluate"), ("briscola", "session"), ("briscola", "play"),
-                     ("briscola", "replay"), ("briscola", "belief"), ("briscola", "concealment")}
+                     ("briscola", "replay"), ("briscola", "belief"), ("briscola", "concealment"),
+                     ("briscola", "tournament")}
 
 
 @pytest.mark.parametrize("words", commands(), ids=lambda w: " ".join(w[:3]))
@@ -52,7 +53,10 @@ def test_readme_command_runs(words, tmp_path, monkeypatch):
         import train
 
         train.main(words[2:] + ["--config", str(README.parent / "configs" / "tiny.yaml"), f"run_dir={tmp_path}"])
-        assert (tmp_path / "tiny-1" / "summary.md").exists()
+        if "--exploit" in words:
+            assert (tmp_path / f"exploit-{words[words.index('--exploit') + 1]}-1" / "exploit.json").exists()
+        else:
+            assert (tmp_path / "tiny-1" / "summary.md").exists()
     elif words[:2] == ["briscola", "play"]:
         def nobody_there(prompt=""):
             raise EOFError
