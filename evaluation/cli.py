@@ -243,8 +243,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ev = commands.add_parser("evaluate", help="paired duplicate evaluation of agents", epilog=agent_specs_help,
                              formatter_class=HelpFormatter)
     ev.add_argument("specs", nargs="+", help=f"agent specs: {', '.join(AGENTS)}, ppo:PATH or package.module:Class, "
-                                             "with options (listed below), such as heuristic:noise=0.5 (an evaluation seeds every "
-                                             "agent itself, from --seed)")
+                                             "with options (listed below), such as heuristic:noise=0.5 "
+                                             "(an evaluation seeds every agent itself, from --seed)")
     ev.add_argument("--deals", type=positive_int, default=2000,
                     help="deals to play (x32 games per pair; x22 with --tables 20; x6 with --one-sided)")
     ev.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
