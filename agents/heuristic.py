@@ -63,6 +63,9 @@ from .base import Agent, check_number
 
 _SUIT_OF = CARD_SUIT.astype(np.int64)
 _IN_SUIT = CARD_SUIT[None, :] == np.arange(NUM_SUITS)[:, None]  # (4, 40)
+# [trump, card]: the card is a trump. The last row, no trump (before the call of a blind first trick),
+# is also where trump -1 lands, as the engine's trick tables have it.
+_IS_TRUMP = np.vstack([_IN_SUIT, np.zeros((1, NUM_CARDS), dtype=bool)])
 
 
 class HeuristicAgent(Agent):
@@ -97,7 +100,7 @@ class HeuristicAgent(Agent):
         # Card costs under each trump suit, [trump, card]. The cheapest card to give away:
         # fewest points, then non-trump, then weakest; to take a trick with: the suit led before
         # a trump, the weakest trump; to lead: any non-trump before a trump, then the cheapest.
-        is_trump = _IN_SUIT.astype(np.int64)
+        is_trump = _IS_TRUMP.astype(np.int64)
         self.cheap = self.points * 100 + is_trump * 50 + self.strength
         self.take_cost = np.where(is_trump, 1000 + self.strength * 10 + self.points, self.points)
         self.lead_cost = is_trump * 10_000 + self.cheap
@@ -169,7 +172,8 @@ class HeuristicAgent(Agent):
     def _play(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         n = len(obs)
         playable = mask[:, PLAY_OFFSET:PLAY_OFFSET + NUM_CARDS]
-        trump = SPEC.view(obs, "trump").argmax(axis=1)
+        trumps = SPEC.view(obs, "trump")
+        trump = np.where(trumps.any(axis=1), trumps.argmax(axis=1), -1)  # -1: none yet (a blind first trick)
         called = np.where(SPEC.view(obs, "called_card").any(axis=1), SPEC.view(obs, "called_card").argmax(1), -1)
         table = SPEC.view(obs, "current_trick").reshape(n * (NUM_SEATS - 1), NUM_CARDS)  # one-hot rows
         first = table.argmax(axis=1)
@@ -193,7 +197,7 @@ class HeuristicAgent(Agent):
         teammate_wins = (on_table > 0) & np.where(i_caller | i_partner, caller_side & (winner != 0),
                                                   revealed & ~caller_side)
 
-        is_trump = _IN_SUIT[trump]
+        is_trump = _IS_TRUMP[trump]
         wins = playable & takes_trick(self.tables, trump[:, None], best[:, None], np.arange(NUM_CARDS))
         cheap = self.cheap[trump]
         trick = SPEC.view(obs, "trick_index").argmax(axis=1)

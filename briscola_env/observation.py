@@ -43,6 +43,12 @@ played_by          1115-1314  40 x 5    [c, r]: card c was played by relative se
 played_in_trick    1315-1634  40 x 8    [c, t]: card c was played in trick t
 =================  =========  ========  ===============================================================
 
+**Prima mano al buio** (``RulesConfig.blind_first_trick``): the same layout. The first trick is
+played in phase ``play`` before any call, so ``called_card``, ``trump`` and ``i_hold_called`` are
+all zero through it; then ``phase`` reads ``call`` (the trick's cards stay in ``played_by`` and
+``played_in_trick``, its points in ``captured_points``), and after the call ``play`` again from
+trick 1. A card called from the first trick sets ``partner_revealed`` and ``partner`` at once.
+
 The **privileged view** (:func:`encode_privileged`, :data:`PRIVILEGED_SPEC`)
 adds what no player sees: every hand (``[r, c]``, 5 x 40) and the partner's
 relative seat (5, one-hot, once the call is made). It is for centralized

@@ -19,7 +19,8 @@ action mask                  legal actions of the agent to act; all zero for the
 rewards                      at the end of the hand, to all five agents: ``reward="payoff"``
                              (session points, default), ``"points"`` or ``"win_loss"``
 episode                      one hand: auction, call, eight tricks (a void hand ends after
-                             the auction)
+                             the auction); with ``blind_first_trick`` (preset ``al_buio``)
+                             the first trick comes before the call
 infos                        a fresh dict per agent per step, never changed afterwards;
                              every value a number or a NumPy array, so that libraries
                              can build specs from them. ``phase``: an int, a ``Phase``

@@ -62,7 +62,7 @@ def rank_bid_level(action: int) -> int:
 
 
 class ReferenceGame:
-    """One hand of Briscola Chiamata: auction, call, eight tricks, scoring."""
+    """One hand of Briscola Chiamata: auction, call, eight tricks, scoring (and the variants' steps)."""
 
     def __init__(self, rules: RulesConfig, deal: Sequence[int], dealer: int):
         if not isinstance(rules, RulesConfig):
@@ -180,10 +180,17 @@ class ReferenceGame:
                          and self.passed.count(True) == NUM_SEATS - 1)
         return bids if forced_to_bid else [PASS] + bids
 
+    def own_cards(self) -> set[int]:
+        """The caller's own cards for the call: his hand, and the card he played in a blind first trick."""
+        own = set(self.hands[self.caller])
+        own |= {card for trick in self.tricks for seat, card in trick if seat == self.caller}
+        return own
+
     def _legal_call(self) -> list[int]:
-        cards = self.callable_after(self.high_bid, self.hands[self.caller])
+        own = self.own_cards()
+        cards = self.callable_after(self.high_bid, own)
         if not self.rules.allow_self_call:
-            cards -= self.hands[self.caller]
+            cards -= own
         return [CALL_OFFSET + c for c in sorted(cards)]
 
     def _legal_play(self) -> list[int]:
@@ -247,8 +254,11 @@ class ReferenceGame:
             return
         if len(active) == 1 and active[0] == self.high_bidder:
             self.caller = self.high_bidder
-            self.phase = Phase.CALL
-            self.current_player = self.caller
+            if self.rules.blind_first_trick:
+                self._start_play()  # the first trick without trump, the call after it
+            else:
+                self.phase = Phase.CALL
+                self.current_player = self.caller
             return
         # Next seat round the table that has not passed; it may be a last
         # player who has not bid yet and still chooses to bid or pass.
@@ -260,7 +270,19 @@ class ReferenceGame:
     def _step_call(self, card: int) -> None:
         self.called_card = card
         self.trump = suit_of(card)
-        self.partner = next(s for s in range(NUM_SEATS) if card in self.hands[s])
+        played = [seat for trick in self.tricks for seat, c in trick if c == card]
+        if played:  # called from the blind first trick: its player is the partner, and everyone sees it
+            self.partner = played[0]
+            self.partner_revealed = True
+        else:
+            self.partner = next(s for s in range(NUM_SEATS) if card in self.hands[s])
+        if self.tricks:  # after the blind first trick, its winner leads the second
+            self.phase = Phase.PLAY
+            self.current_player = self.trick_winners[-1]
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
         self.phase = Phase.PLAY
         if self.rules.first_leader == "caller":
             self.current_player = self.caller
@@ -287,12 +309,15 @@ class ReferenceGame:
         if len(self.trick_winners) == NUM_TRICKS:
             self._score()
             self._finish()
+        elif self.called_card < 0:  # the blind first trick is over: the caller calls
+            self.phase = Phase.CALL
+            self.current_player = self.caller
         else:
             self.current_player = winner
 
     def trick_winner(self, trick: list[tuple[int, int]]) -> int:
-        """Seat of the strongest trump in the trick, or with no trump, of the
-        strongest card of the suit led (other suits cannot win)."""
+        """Seat of the strongest trump in the trick, or with no trump in it (or none called yet, in
+        the blind first trick), of the strongest card of the suit led (other suits cannot win)."""
         trumps = [(s, c) for s, c in trick if suit_of(c) == self.trump]
         if trumps:
             contenders = trumps

@@ -123,6 +123,10 @@ class RulesConfig:
     """Partner's payoff: 'half' the caller's (standard) or 'equal' to it."""
     payoff_table: Optional[PayoffTable] = None
     """Session points for a made contract; None = PayoffTable.standard(partner_payoff)."""
+    blind_first_trick: bool = False
+    """Prima mano al buio: the auction, then a first trick without trump (led as first_leader says), then the
+    call; the first trick's winner leads the second. A card played in the first trick may be called (the
+    partner is then revealed at once), and the caller's own card there counts as his own for the call."""
 
     def __post_init__(self):
         for f in fields(self):  # NumPy ints are welcome, but the config holds plain Python ints
@@ -152,6 +156,7 @@ class RulesConfig:
         _int_in("cappotto_multiplier", self.cappotto_multiplier, 1, 10)
         _one_of("ten_card", self.ten_card, TEN_CARD_VARIANTS)
         _one_of("partner_payoff", self.partner_payoff, PARTNER_PAYOFFS)
+        _bool("blind_first_trick", self.blind_first_trick)
         table = self.payoff_table
         if table is None:
             object.__setattr__(self, "payoff_table", PayoffTable.standard(self.partner_payoff))
@@ -232,6 +237,7 @@ PRESETS: dict[str, dict] = {
     "equal_partner": {"partner_payoff": "equal", "cappotto_multiplier": 3},  # partner scores as caller; cappotto x3
     "no_self_call": {"allow_self_call": False, "cappotto": "tricks"},  # no solo; cappotto counts tricks
     "call_any_after_points": {"call_after_two": "any"},  # the earlier reading: after points any card is callable
+    "al_buio": {"blind_first_trick": True},  # prima mano al buio (001): the first trick without trump, then the call
 }
 
 

@@ -165,7 +165,8 @@ def _voids(public: PublicView) -> np.ndarray:
             led_suit = CARD_SUIT[np.maximum(led, 0)]
             row, place = np.nonzero((following >= 0) & (led >= 0) & (CARD_SUIT[np.maximum(following, 0)] != led_suit))
             void[row, seats[row, place + 1], led_suit[row, 0]] = True
-        _, place = trick_winner(tables, trump, cards)
+        blind = rules.blind_first_trick and trick == 0  # played before the call: without trump
+        _, place = trick_winner(tables, np.full(n, -1) if blind else trump, cards)
         leader = np.where((cards >= 0).all(axis=1), seats[rows, place], leader)
     return void
 

@@ -281,6 +281,7 @@ BAD_VALUES = [
     ({"payoff_table": {"caller": "2", "partner": 1}}, "payoff_table.caller", "finite number"),
     ({"payoff_table": {"defender": float("nan")}}, "payoff_table.defender", "finite number"),
     ({"payoff_table": {"solo_caller": True}}, "payoff_table.solo_caller", "finite number"),
+    ({"blind_first_trick": "yes"}, "blind_first_trick", "True or False"),
 ]
 
 

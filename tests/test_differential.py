@@ -17,14 +17,29 @@ CONFIGS.update({f"preset:{name},call_after_two={value}": preset(name, call_after
                 if value != RulesConfig().call_after_two})
 GAMES_PER_CONFIG = 2000
 BATCH = 500
+# The fields of RULES.md's "variants that change the table", each combined with every other field's
+# non-default values (support.rule_configs), on fewer games per combination.
+TABLE_VARIANTS = {"blind_first_trick": True}
+COMBINED = {f"{name}+{field}={value}": rules.replace(**{field: value})
+            for field, value in TABLE_VARIANTS.items()
+            for name, rules in rule_configs().items() if not name.startswith(("preset:", f"{field}="))}
+GAMES_PER_COMBINATION = 500
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_engine_matches_reference(name):
-    rules = CONFIGS[name]
+    check_against_reference(name, CONFIGS[name], GAMES_PER_CONFIG, 10_000 * list(CONFIGS).index(name))
+
+
+@pytest.mark.parametrize("name", list(COMBINED))
+def test_engine_matches_reference_in_table_variants_combined_with_every_field(name):
+    check_against_reference(name, COMBINED[name], GAMES_PER_COMBINATION, 7_000_000 + 1000 * list(COMBINED).index(name))
+
+
+def check_against_reference(name, rules, n_games: int, first_seed: int):
     rng = np.random.default_rng(zlib.crc32(name.encode()))  # hash() of a str changes from run to run
-    for start in range(0, GAMES_PER_CONFIG, BATCH):
-        seeds = np.arange(start, start + BATCH) + 10_000 * list(CONFIGS).index(name)
+    for start in range(0, n_games, BATCH):
+        seeds = np.arange(start, start + BATCH) + first_seed
         pass_prob = (0.3, 0.5, 0.7, 0.9)[start // BATCH % 4]  # short and long auctions
         state, games = play_both(rules, seeds, rng, pass_prob)
         for b, game in enumerate(games):

@@ -14,7 +14,7 @@ from briscola_env.rules import RulesConfig, preset
 from support import random_actions
 
 CONFIGS = {"standard": RulesConfig(), "follow_suit_endgame": preset("follow_suit_endgame"),
-           "no_self_call": preset("no_self_call"), "points_only": preset("points_only")}
+           "no_self_call": preset("no_self_call"), "points_only": preset("points_only"), "al_buio": preset("al_buio")}
 
 
 def snapshots(rules, n_games: int, seed: int):

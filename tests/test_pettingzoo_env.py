@@ -204,7 +204,7 @@ def test_spaces_are_shared_typed_and_contain_the_observations(make):
 
 # --- 4. Masks and observations against the batched engine -----------------------------------
 
-@pytest.mark.parametrize("rules_name", ["standard", "follow_suit_endgame", "lenient"])
+@pytest.mark.parametrize("rules_name", ["standard", "follow_suit_endgame", "lenient", "al_buio"])
 def test_masks_and_observations_match_the_batched_engine_in_lock_step(rules_name):
     rules = preset(rules_name)
     n_games = 200
@@ -267,7 +267,7 @@ def test_masks_and_observations_match_the_batched_engine_in_lock_step(rules_name
 
 # --- 5. Whole hands: payoffs, rewards, terminations, infos -----------------------------------
 
-@pytest.mark.parametrize("rules_name", ["standard", "points_only", "equal_partner"])
+@pytest.mark.parametrize("rules_name", ["standard", "points_only", "equal_partner", "al_buio"])
 def test_random_hands_pay_as_the_batched_engine(rules_name):
     rules = preset(rules_name)
     n_games = 150

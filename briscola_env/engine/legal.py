@@ -13,7 +13,7 @@ import numpy as np
 
 from ..actions import CALL_OFFSET, PLAY_OFFSET
 from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
-from .bits import SUIT_BITS
+from .bits import CARD_BIT, SUIT_BITS
 from .state import State
 from .tables import RuleTables, callable_by, hopeless_rank_bids
 
@@ -40,11 +40,22 @@ def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
         state._pass_ok[g] = True
 
 
+def own_cards(state: State, g: np.ndarray) -> np.ndarray:
+    """The caller's own cards as far as the call goes: his hand, and after a blind first trick
+    (``RulesConfig.blind_first_trick``) the card he played in it."""
+    caller = state.caller[g]
+    own = held_by(state, g, caller)
+    if state.rules.blind_first_trick:
+        place = (caller - state.trick_leaders[g, 0]) % NUM_SEATS
+        own = own | CARD_BIT[state.trick_cards.reshape(-1)[g * NUM_CARDS + place]]
+    return own
+
+
 def set_call_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
-    hand = held_by(state, g, state.caller[g])
-    cards = callable_by(tables, state.high_bid[g], hand)
+    own = own_cards(state, g)
+    cards = callable_by(tables, state.high_bid[g], own)
     if not state.rules.allow_self_call:
-        cards = cards & ~hand
+        cards = cards & ~own
     _set_cards(state, g, cards, CALL_OFFSET)
 
 

@@ -47,26 +47,49 @@ def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.n
         finish(state, void)
         won = np.flatnonzero((still_in == 1) & (high_bidder >= 0))
         gw = g[won]
-        state.phase[gw] = Phase.CALL
         state.caller[gw] = high_bidder[won]
-        state.current_player[gw] = high_bidder[won]
-        set_call_legal(state, tables, gw)
+        if state.rules.blind_first_trick:
+            begin_play(state, tables, gw)  # the first trick without trump; the call comes after it
+        else:
+            begin_call(state, tables, gw)
         going_on = np.flatnonzero(~over | ((still_in == 1) & (high_bidder < 0)))
         g, seat, passed = g[going_on], seat[going_on], passed[going_on]
     state.current_player[g] = tables.next_speaker[seat, passed]
     set_auction_legal(state, tables, g)
 
 
-def apply_call(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
-    card = actions - CALL_OFFSET
-    holds = (state.hidden.hand_bits[g] & CARD_BIT[card][:, None]) != 0  # (n, 5), one True per row
-    state.called_card[g] = card
-    state.trump[g] = CARD_SUIT[card]
-    state.hidden.partner[g] = holds.argmax(axis=1)
+def begin_call(state: State, tables: RuleTables, g: np.ndarray) -> None:
+    """The caller of the games ``g`` is to call."""
+    state.phase[g] = Phase.CALL
+    state.current_player[g] = state.caller[g]
+    set_call_legal(state, tables, g)
+
+
+def begin_play(state: State, tables: RuleTables, g: np.ndarray) -> None:
+    """The first trick of the games ``g`` is to be led."""
     state.phase[g] = Phase.PLAY
     leader = first_leader(state.rules, state.caller[g], state.dealer[g])
     state.current_player[g] = leader
     state.trick_leaders[g, 0] = leader
+    set_play_legal(state, tables, g)
+
+
+def apply_call(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
+    card = actions - CALL_OFFSET
+    holds = (state.hidden.hand_bits[g] & CARD_BIT[card][:, None]) != 0  # (n, 5), at most one True per row
+    state.called_card[g] = card
+    state.trump[g] = CARD_SUIT[card]
+    if not state.rules.blind_first_trick:
+        state.hidden.partner[g] = holds.argmax(axis=1)
+        begin_play(state, tables, g)
+        return
+    # After the blind first trick: the called card may lie in it, which shows its player, the partner.
+    first_trick = state.trick_cards[g, 0]
+    in_first = first_trick == card[:, None]
+    played_it = (state.trick_leaders[g, 0] + in_first.argmax(axis=1)) % NUM_SEATS
+    state.hidden.partner[g] = np.where(in_first.any(axis=1), played_it, holds.argmax(axis=1))
+    state.phase[g] = Phase.PLAY
+    state.current_player[g] = state.trick_leaders[g, 1]  # the first trick's winner leads the second
     set_play_legal(state, tables, g)
 
 
@@ -99,7 +122,8 @@ def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
 
 def _end_tricks(state: State, tables: RuleTables, g: np.ndarray, winner: np.ndarray,
                 points: np.ndarray, trick: np.ndarray) -> None:
-    """The winner takes the trick and leads the next one; after the eighth, scoring."""
+    """The winner takes the trick and leads the next one (after the call, if the trick was the blind
+    first one); after the last trick, scoring."""
     at = g * NUM_SEATS + winner
     state.captured_points.reshape(-1)[at] += points
     state.tricks_won.reshape(-1)[at] += 1
@@ -110,6 +134,8 @@ def _end_tricks(state: State, tables: RuleTables, g: np.ndarray, winner: np.ndar
     state.current_player[g] = winner
     more = trick + 1 < NUM_TRICKS
     state.trick_leaders.reshape(-1)[g[more] * NUM_TRICKS + trick[more] + 1] = winner[more]
+    if state.rules.blind_first_trick:
+        begin_call(state, tables, g[trick == 0])  # the blind first trick is over: now the call
     last = g[~more]
     if last.size:
         score(state, tables, last)

@@ -38,7 +38,8 @@ class RuleTables:
     target: np.ndarray  # (71,) int16 points the caller's side needs, given the winning bid id
     multiplier: np.ndarray  # (71,) int16 bid multiplier, given the winning bid id
     follow_from_trick: int  # follow suit is compulsory from this trick index on (8 = never)
-    beats: np.ndarray  # (4 * 41 * 40,) bool, flat [trump, best card + 1, card]: card takes the trick from best
+    beats: np.ndarray  # (5 * 41 * 40,) bool, flat [trump, best card + 1, card]: card takes the trick from best;
+    #                    trump 4 (or -1): no trump
     payoff_by_role: np.ndarray  # (5,) float32, payoff of each Role for a made contract
 
 
@@ -151,8 +152,10 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
     # higher card of the same suit, or a trump over a non-trump.
     suit = np.arange(NUM_CARDS) // NUM_FACES
     same_suit_higher = (suit[:, None] == suit[None, :]) & (cards.strength[None, :] > cards.strength[:, None])
-    beats = np.ones((NUM_SUITS, NUM_CARDS + 1, NUM_CARDS), dtype=bool)
-    for trump in range(NUM_SUITS):
+    # The last block, "trump" NUM_SUITS, is a trick without trump (the blind first trick); there the
+    # trump -1 of a hand not called yet lands, as a negative flat index counts from the end.
+    beats = np.ones((NUM_SUITS + 1, NUM_CARDS + 1, NUM_CARDS), dtype=bool)
+    for trump in range(NUM_SUITS + 1):
         trump_over = (suit[None, :] == trump) & (suit[:, None] != trump)
         beats[trump, 1:] = same_suit_higher | trump_over
 

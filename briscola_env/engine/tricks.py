@@ -24,7 +24,8 @@ def first_leader(rules: RulesConfig, caller: np.ndarray, dealer: np.ndarray) -> 
 
 def takes_trick(tables: RuleTables, trump: np.ndarray, best: np.ndarray, card: np.ndarray) -> np.ndarray:
     """Whether ``card`` takes the trick from ``best``, the card winning it so far (-1: none, and any card
-    takes an empty trick), with ``trump`` the trump suit; the arrays broadcast together."""
+    takes an empty trick), with ``trump`` the trump suit (-1: none, as in the blind first trick of
+    ``RulesConfig.blind_first_trick``); the arrays broadcast together."""
     return tables.beats[(trump.astype(np.int64) * (NUM_CARDS + 1) + best + 1) * NUM_CARDS + card]
 
 
