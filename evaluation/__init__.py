@@ -3,7 +3,7 @@ with bootstrap confidence intervals, the mixed-table edge (:mod:`.table_edge`),
 per-agent statistics and ratings (:mod:`.report`), tournaments of a population
 (:mod:`.tournament`), aggregates over training seeds (:mod:`.sweep`), how well
 partners hide (:mod:`.concealment`), multi-hand sessions (:mod:`.session`), work
-spread over Ray tasks (:mod:`.parallel`) and the ``briscola`` command line (:mod:`.cli`)."""
+spread over Ray tasks (:mod:`.parallel`); the ``briscola`` command line is :mod:`briscola_cli`."""
 
 from agents.play import play_games
 

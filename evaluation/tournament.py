@@ -458,7 +458,7 @@ def add_tournament_parser(subparsers, formatter_class, epilog,
                           positive_int: Callable[[str], int]) -> argparse.ArgumentParser:
     """The ``tournament`` command among ``subparsers`` (those of ``briscola``), with ``formatter_class``,
     ``epilog`` (the agent specs) and the argparse type of counts, ``positive_int``, as the other
-    commands' (given, not imported: :mod:`evaluation.cli` imports this module)."""
+    commands' (given, not imported: :mod:`briscola_cli.main` imports this module)."""
     about = ("Plays the agents on mixed tables (several seatings of the population on each deal) and rates\n"
              "each one by its contribution to a seat's payoff over the heuristic's (the first agent's\n"
              "without it), the luck of the cards cancelled; plus OpenSkill ratings from the same games.")

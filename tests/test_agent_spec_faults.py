@@ -170,7 +170,7 @@ def test_ppo_given_finite_weights_that_overflow_is_refused_at_load_time(tmp_path
 
 
 def test_briscola_evaluate_with_overflowing_weights_names_the_file(tmp_path, policy, capsys):
-    from evaluation.cli import main
+    from briscola_cli.main import main
 
     path, _ = policy
     broken = edited(path, tmp_path / "broken.pt", overflowing("policy.weight"))

@@ -11,7 +11,7 @@ from agents import AECPolicy, Agent, HeuristicAgent, RandomAgent, make_agent
 from briscola_env.actions import NUM_ACTIONS
 from briscola_env.cards import NUM_SEATS
 from evaluation import evaluate_pair, play_games
-from evaluation.cli import main
+from briscola_cli.main import main
 from evaluation.bootstrap import bootstrap_ci
 from evaluation.duplicate import A, B, GAMES_PER_DEAL, duplicate_layout
 

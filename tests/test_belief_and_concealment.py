@@ -109,7 +109,7 @@ def test_belief_models_train_save_load_and_report(tmp_path):
 
 
 def test_belief_and_concealment_commands(tmp_path, capsys):
-    from evaluation.cli import main
+    from briscola_cli.main import main
 
     main(["belief", "heuristic", "random", "--games", "60", "--epochs", "1", "--out", str(tmp_path / "b.pt")])
     assert "held-out accuracy before the reveal" in capsys.readouterr().out

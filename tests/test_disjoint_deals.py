@@ -17,7 +17,7 @@ from agents.belief import BeliefModel, collect_views, save_belief, train_belief
 from briscola_env import BatchedEnv
 from briscola_env.cards import NUM_SEATS
 from evaluation import evaluate_pair
-from evaluation.cli import main
+from briscola_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -133,6 +133,7 @@ def test_train_py_evaluates_on_deals_its_environment_never_dealt(tmp_path, monke
     of its checkpoint."""
     sys.path.insert(0, str(ROOT))
     import train
+    from training import trainer
 
     evaluated = []
 
@@ -142,8 +143,8 @@ def test_train_py_evaluates_on_deals_its_environment_never_dealt(tmp_path, monke
         return result
 
     RecordingEnv.dealt = []
-    monkeypatch.setattr(train, "BatchedEnv", RecordingEnv)
-    monkeypatch.setattr(train, "evaluate_pair", recording_evaluate_pair)
+    monkeypatch.setattr(trainer, "BatchedEnv", RecordingEnv)
+    monkeypatch.setattr(trainer, "evaluate_pair", recording_evaluate_pair)
     train.main(["--config", str(ROOT / "configs" / "tiny.yaml"), f"run_dir={tmp_path}"])
     trained = np.concatenate(RecordingEnv.dealt)
     assert len(trained) > 16 and len(evaluated) > 2  # re-deals, periodic and final evaluations were seen

@@ -10,7 +10,7 @@ import pytest
 import evaluation.concealment  # noqa: F401 (imported now, so that it binds the real collect_views)
 from briscola_env import records
 from evaluation import duplicate
-from evaluation.cli import main
+from briscola_cli.main import main
 from evaluation.session import play_sessions
 
 FIVE = ["random"] * 5

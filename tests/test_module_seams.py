@@ -1,6 +1,6 @@
 """How the project's modules depend on each other, read from their source: no import cycles (imports
 inside functions count too, so that a late import cannot hide one), the agents never build on the
-evaluation, and no module imports another's private names."""
+evaluation, the evaluation never on the training, and no module imports another's private names."""
 
 import ast
 from pathlib import Path
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("briscola_env", "agents", "evaluation")
+PACKAGES = ("briscola_env", "agents", "evaluation", "training", "briscola_cli")
+LAYERS = PACKAGES  # each imports only from those before it
 
 
 def project_modules(root: Path = ROOT) -> dict[str, tuple[Path, bool]]:
@@ -90,10 +91,10 @@ def test_no_import_cycles_even_through_imports_inside_functions():
     assert cycles(import_graph()) == []
 
 
-@pytest.mark.parametrize("lower, upper", [("agents", "evaluation"), ("briscola_env", "agents"),
-                                          ("briscola_env", "evaluation")])
+@pytest.mark.parametrize("lower, upper", [(lower, upper) for i, lower in enumerate(LAYERS) for upper in LAYERS[i + 1:]])
 def test_the_layers_import_only_downwards(lower, upper):
-    """briscola_env (the game and its environments) < agents (the players) < evaluation."""
+    """briscola_env (the game and its environments) < agents (the players) < evaluation < training (which
+    evaluates what it trains) < briscola_cli (the ``briscola`` command, over both)."""
     graph = import_graph()
     reaching = {name: sorted(t for t in targets if t.split(".")[0] == upper)
                 for name, targets in graph.items() if name.split(".")[0] == lower}

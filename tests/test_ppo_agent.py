@@ -9,7 +9,7 @@ from agents import make_agent
 from agents.ppo import ILLEGAL_LOGIT, PolicyValueNet, entropy, load_checkpoint, sample_actions, save_checkpoint
 from briscola_env import BatchedEnv
 from briscola_env.observation import SPEC
-from evaluation.cli import main
+from briscola_cli.main import main
 
 
 def batch(n=64, seed=0):

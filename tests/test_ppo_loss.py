@@ -1,4 +1,4 @@
-"""train.ppo_loss on numbers worked out by hand. It returns what a gradient step minimises:
+"""ppo_loss on numbers worked out by hand. It returns what a gradient step minimises:
 ``policy`` is the clipped surrogate objective negated, the mean of
 max(-A * ratio, -A * clip(ratio, 1 - clip_coef, 1 + clip_coef)); ``value`` is half the mean squared
 error of the value (with clip_vloss, the larger of the new value's error and that of the new value
@@ -14,7 +14,8 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import train  # noqa: E402
+from training.config import Config  # noqa: E402
+from training.trainer import ppo_loss  # noqa: E402
 from agents.ppo import ILLEGAL_LOGIT  # noqa: E402
 from briscola_env.actions import NUM_ACTIONS  # noqa: E402
 
@@ -37,8 +38,8 @@ def loss(ratio, advantages, value=(0.0,), old_value=(0.0,), returns=(0.0,), prob
     ratio = torch.tensor(ratio, requires_grad=True)
     value = torch.tensor(value, requires_grad=True)
     log_probs, legal = policy_of(list(probabilities))
-    result = train.ppo_loss(ratio, torch.tensor(advantages), value, torch.tensor(old_value), torch.tensor(returns),
-                            log_probs, legal, train.Config(**{**PLAIN, **config}))
+    result = ppo_loss(ratio, torch.tensor(advantages), value, torch.tensor(old_value), torch.tensor(returns),
+                            log_probs, legal, Config(**{**PLAIN, **config}))
     return result, ratio, value
 
 
@@ -80,8 +81,8 @@ def test_norm_adv_normalises_the_advantages_within_the_minibatch_but_not_a_singl
     # Advantages [1, 3]: mean 2, standard deviation (n - 1) sqrt(2): normalised to -+1/sqrt(2).
     advantages = torch.tensor([1.0, 3.0])
     log_probs, legal = policy_of([{0: 1.0}] * 2)
-    result = train.ppo_loss(torch.tensor([1.0, 1.1]), advantages, torch.zeros(2), torch.zeros(2), torch.zeros(2),
-                            log_probs, legal, train.Config(**{**PLAIN, "norm_adv": True}))
+    result = ppo_loss(torch.tensor([1.0, 1.1]), advantages, torch.zeros(2), torch.zeros(2), torch.zeros(2),
+                            log_probs, legal, Config(**{**PLAIN, "norm_adv": True}))
     half = 1 / math.sqrt(2)
     assert result.policy.item() == pytest.approx((half * 1.0 - half * 1.1) / 2, abs=1e-6)
     assert advantages.tolist() == [1.0, 3.0]  # pure: what it is given is left as it was

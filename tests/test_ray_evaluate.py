@@ -1,17 +1,22 @@
-"""briscola evaluate and briscola tournament as Ray tasks (--workers): the same run folder, byte for
-byte, as in one process, agents that draw random numbers included (each chunk of deals seeded from
-the run seed and its index, not from a generator carried across chunks), and bad --workers refused
-before any folder is written. One local Ray of 2 CPUs serves the whole module."""
+"""briscola evaluate, briscola tournament and briscola sweep as Ray tasks (--workers): the same run folder
+(a sweep: the same networks and report), byte for byte, as in one process, agents that draw random
+numbers included (each chunk of deals seeded from the run seed and its index, not from a generator
+carried across chunks), and bad --workers refused before any folder is written. One local Ray of 2
+CPUs serves the whole module."""
 
+import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 import ray
+import torch
 
 from agents import HeuristicAgent, RandomAgent
+from agents.ppo import load_checkpoint
 from evaluation import evaluate_one_sided, evaluate_pair, evaluate_table
-from evaluation.cli import main
+from briscola_cli.main import main
 from evaluation.tournament import play_tournament
 
 # heuristic:noise=0.5 and random draw random numbers; the heuristic draws none.
@@ -91,3 +96,28 @@ def test_bad_workers_and_chunks_are_refused_before_any_folder_is_written(tmp_pat
         main([*command, "--deals", "4", *bad, "--out", str(out)])
     assert words in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_sweep_on_ray_trains_and_scores_every_seed_as_in_one_process(tmp_path):
+    """``briscola sweep --workers 2``, one Ray task a seed, against the same sweep in this process: the same
+    networks, bit for bit, and the same report but for the run folders' names."""
+    tiny = str(Path(__file__).resolve().parent.parent / "configs" / "tiny.yaml")
+    argv = [tiny, "--seeds", "1,2", "--eval-deals", "3"]
+    overrides = ["eval_every=8", "torch_threads=1", "exp_name=swept"]
+    assert main(["sweep", *argv, "--workers", "2", *overrides, f"run_dir={tmp_path / 'ray'}"]) == 0
+    assert main(["sweep", *argv, *overrides, f"run_dir={tmp_path / 'here'}"]) == 0
+    on_ray, here = (json.loads((tmp_path / where / "swept-sweep.json").read_text()) for where in ("ray", "here"))
+    assert on_ray.pop("runs") == [str(tmp_path / "ray" / f"swept-{seed}") for seed in (1, 2)]
+    here.pop("runs")
+    assert on_ray == here
+    for seed in (1, 2):
+        networks = [load_checkpoint(tmp_path / where / f"swept-{seed}" / "checkpoint.pt")["model"]
+                    for where in ("ray", "here")]
+        assert all(torch.equal(networks[0][key], networks[1][key]) for key in networks[0])
+
+
+def test_a_sweep_refuses_workers_before_any_folder_is_created(tmp_path, capsys):
+    tiny = str(Path(__file__).resolve().parent.parent / "configs" / "tiny.yaml")
+    with pytest.raises(SystemExit):
+        main(["sweep", tiny, "--seeds", "1,2", "--workers", "-1", f"run_dir={tmp_path / 'runs'}"])
+    assert "workers must be 0" in capsys.readouterr().err and not (tmp_path / "runs").exists()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.engine import main as benchmark
-from evaluation.cli import main as briscola
+from briscola_cli.main import main as briscola
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1", "--games": "40",

@@ -15,7 +15,7 @@ import pytest
 from briscola_env import engine, records
 from briscola_env.actions import PASS
 from briscola_env.rules import RulesConfig, preset
-from evaluation.cli import main
+from briscola_cli.main import main
 
 from support import random_actions
 

@@ -6,7 +6,7 @@ import pytest
 
 from agents import RandomAgent
 from briscola_env.cards import NUM_SEATS
-from evaluation.cli import main
+from briscola_cli.main import main
 from evaluation.session import play_sessions, seat_players
 
 

@@ -17,6 +17,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
+from briscola_env import preset  # noqa: E402
+from training import sweep  # noqa: E402
 from agents import RandomAgent  # noqa: E402
 from briscola_env.seeds import deal_seeds  # noqa: E402
 from evaluation import evaluate_pair  # noqa: E402
@@ -151,16 +153,16 @@ def test_a_sweep_trains_every_seed_and_aggregates_their_scores(swept):
     report = json.loads(record.read_text())
     assert report["seeds"] == [1, 2] and report["runs"] == [str(run_dir / "tiny-1"), str(run_dir / "tiny-2")]
     assert all((run_dir / f"tiny-{seed}" / "summary.md").is_file() for seed in (1, 2))
-    assert report["deals"] == 3 and report["deal_seed"] == train.SWEEP_EVAL_SEED
+    assert report["deals"] == 3 and report["deal_seed"] == sweep.SWEEP_EVAL_SEED
     assert set(report["per_seed"]) == {"vs heuristic", "vs random"}
-    rules = train.preset("standard")
+    rules = preset("standard")
     for title, column in report["per_seed"].items():
         scores = [row["score"] for row in column]
         # Each seed's score is its final network's, on the sweep's deals; the aggregate is over those scores.
         for seed, score in zip((1, 2), scores):
             checkpoint = run_dir / f"tiny-{seed}" / "checkpoint.pt"
-            assert train.seed_score(checkpoint, title.removeprefix("vs "), rules, 3)[0] == score
-        assert report["aggregate"][title] == aggregate(scores, seed=train.SWEEP_BOOTSTRAP_SEED).as_dict()
+            assert sweep.seed_score(checkpoint, title.removeprefix("vs "), rules, 3)[0] == score
+        assert report["aggregate"][title] == aggregate(scores, seed=sweep.SWEEP_BOOTSTRAP_SEED).as_dict()
         assert report["aggregate"][title]["mean"] == pytest.approx(np.mean(scores))
     table = markdown.read_text()
     assert "| **IQM over seeds** |" in table and f"| 2 | {run_dir / 'tiny-2'} |" in table
@@ -254,7 +256,7 @@ def test_the_sweeps_deals_are_held_out_from_training_and_from_train_pys_evaluati
     def evaluation_deals(seed: int) -> np.ndarray:
         return evaluate_pair(RandomAgent(), RandomAgent(), 50, seed=seed).deal_seeds
 
-    held_out = evaluation_deals(train.SWEEP_EVAL_SEED)
+    held_out = evaluation_deals(sweep.SWEEP_EVAL_SEED)
     others = [evaluation_deals(1), *(evaluation_deals(10_000 + update) for update in (1, 25, 100)),
               *(deal_seeds("train-env", seed, 5000) for seed in (1, 2, 3))]
     assert all(np.intersect1d(held_out, other).size == 0 for other in others)

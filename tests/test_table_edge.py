@@ -11,7 +11,7 @@ import pytest
 from agents import Agent, HeuristicAgent, RandomAgent
 from briscola_env import preset, records
 from briscola_env.cards import NUM_SEATS
-from evaluation.cli import main
+from briscola_cli.main import main
 from evaluation.duplicate import (GAMES_PER_DEAL, OneSidedResult, TableResult, duplicate_layout, evaluate_pair,
                                   evaluate_table, games_per_deal, round_robin)
 from evaluation.table_edge import a_seats_of_mixed_tables, check_tables, two_seat_sides

@@ -7,7 +7,7 @@ import pytest
 from briscola_env import records
 from briscola_env.actions import PASS, point_bid, rank_bid, text_to_action
 from briscola_env.rules import RulesConfig
-from evaluation.cli import main
+from briscola_cli.main import main
 from evaluation.terminal import parse_move, play_in_terminal
 
 ALL = list(range(151))

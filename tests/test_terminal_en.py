@@ -16,7 +16,7 @@ from briscola_env.cards import NUM_SEATS, parse_card
 from briscola_env.pettingzoo_env import raw_env
 from briscola_env.rules import RulesConfig
 from evaluation import terminal
-from evaluation.cli import main
+from briscola_cli.main import main
 
 # What an English reader calls the printed symbols, written out here on purpose: the test states
 # what the English letters must mean, rather than reading it from the code under test.

@@ -12,7 +12,7 @@ import pytest
 from agents import make_agent
 from briscola_env.cards import NUM_SEATS
 from briscola_env.seeds import deal_seeds
-from evaluation.cli import HelpFormatter, positive_int
+from briscola_cli.main import HelpFormatter, positive_int
 from evaluation.tournament import (DEAL_PURPOSE, add_tournament_parser, bootstrap_ratings, check_identified,
                                    fit_ratings, meetings, play_tournament, run_tournament, seat_counts,
                                    seating_design)

@@ -12,6 +12,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
+from training.config import load_config  # noqa: E402
 from agents.ppo import PolicyValueNet  # noqa: E402
 from briscola_env import records  # noqa: E402
 from briscola_env.actions import NUM_ACTIONS  # noqa: E402
@@ -104,16 +105,16 @@ def test_finished_trajectories_get_the_gae_of_each_seats_own_decisions():
 ])
 def test_config_errors_name_the_key(path, overrides, message):
     with pytest.raises(ValueError, match=message):
-        train.load_config(path, overrides)
+        load_config(path, overrides)
 
 
 def test_config_accepts_an_int_for_a_float_and_the_cli_rejects_bad_keys():
-    assert train.load_config(TINY, ["learning_rate=1"]).learning_rate == 1.0
+    assert load_config(TINY, ["learning_rate=1"]).learning_rate == 1.0
     with pytest.raises(SystemExit):
         train.main(["--config", TINY, "bogus=1"])
 
 
 def test_every_shipped_config_loads():
     for path in sorted((ROOT / "configs").glob("*.yaml")):
-        config = train.load_config(str(path), [])
+        config = load_config(str(path), [])
         assert config.num_envs > 0, path

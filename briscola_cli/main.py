@@ -11,6 +11,8 @@
     briscola replay runs/x/games.jsonl --game 3 --step
     briscola play --opponents heuristic --lang en
     briscola belief heuristic --games 20000 --out runs/belief.pt        # a partner-belief model
+    briscola sweep configs/tiny.yaml --seeds 1,2,3 --workers 3          # one training a seed, aggregated
+    briscola exploit ppo:checkpoints/strong.pt --decisions 5000000     # a fresh learner against it
     briscola concealment heuristic ppo:runs/x/checkpoint.pt --belief runs/belief.pt --out runs/conceal
 
 Agent specs are those of :func:`agents.make_agent`. With two specs, A's table
@@ -43,14 +45,17 @@ from briscola_env.cards import LANGUAGES, NUM_SEATS
 from briscola_env.render import printable
 from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
-
-from .duplicate import GAMES_PER_DEAL_ONE_SIDED, DuplicateResult, evaluate_one_sided, games_per_deal, round_robin
-from .parallel import add_work_arguments, check_workers, chunk_size
-from .report import MIXED_GAMES_FILE, claim_folder, ratings, results_markdown, writable_file, writable_folder, write
-from .table_edge import check_tables
-from .session import play_sessions
-from .terminal import play_in_terminal, replay_in_terminal, suit_letters_text
-from .tournament import add_tournament_parser, run_tournament
+from evaluation.duplicate import (GAMES_PER_DEAL_ONE_SIDED, DuplicateResult, evaluate_one_sided, games_per_deal,
+                                  round_robin)
+from evaluation.parallel import add_work_arguments, check_workers, chunk_size
+from evaluation.report import (MIXED_GAMES_FILE, claim_folder, ratings, results_markdown, writable_file,
+                               writable_folder, write)
+from evaluation.table_edge import check_tables
+from evaluation.session import play_sessions
+from evaluation.terminal import play_in_terminal, replay_in_terminal, suit_letters_text
+from evaluation.tournament import add_tournament_parser, run_tournament
+from training.command import (DEFAULT_CONFIG, add_eval_deals_option, add_exploit_options, add_overrides,
+                              add_sweep_options, exploit_command, sweep_command)
 
 
 def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path],
@@ -157,7 +162,7 @@ def concealment_report(specs: list[str], belief_path: Path, games: int, seed: in
     refused before anything is played or written."""
     from agents.belief import BeliefModel
 
-    from .concealment import belief_unseen_on, concealment, concealment_deals, concealment_table, \
+    from evaluation.concealment import belief_unseen_on, concealment, concealment_deals, concealment_table, \
         write as write_concealment
 
     belief = BeliefModel.load(belief_path)
@@ -317,6 +322,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("out", type=Path)
+    sw = commands.add_parser("sweep", help="one training run per seed of a config, aggregated over the seeds",
+                             formatter_class=HelpFormatter,
+                             description="python train.py --config CONFIG --seeds ... does the same (training.sweep)")
+    sw.add_argument("config", help="the YAML config file of the runs (such as configs/default.yaml)")
+    add_sweep_options(sw, seeds_required=True)
+    add_eval_deals_option(sw)
+    add_overrides(sw)
+    xp = commands.add_parser("exploit", help="exploitability: a fresh PPO learner trained against an agent, then "
+                                             "its table edge over it", formatter_class=HelpFormatter,
+                             description="python train.py --exploit SPEC does the same (training.exploit)")
+    xp.add_argument("spec", help="the agent audited, frozen at every seat the learner does not hold")
+    xp.add_argument("--config", default=DEFAULT_CONFIG, help="the learner's training config")
+    add_exploit_options(xp)
+    add_eval_deals_option(xp)
+    add_overrides(xp)
     rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file",
                              formatter_class=HelpFormatter)
     rp.add_argument("file", type=Path, help="a games.jsonl, such as briscola evaluate --record writes")
@@ -325,6 +345,15 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "it is checked against its replay before it is shown")
     rp.add_argument("--step", action="store_true", help="one action at a time, Enter to go on")
     rp.add_argument("--lang", default="it", choices=LANGUAGES, help="language of the card names")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["sweep"]:  # parsed by its own parser, whose key=value overrides may come before or after options
+        args = sw.parse_intermixed_args(argv[1:])
+        sweep_command(sw, args, args.config)
+        return 0
+    if argv[:1] == ["exploit"]:
+        args = xp.parse_intermixed_args(argv[1:])
+        exploit_command(xp, args, args.spec, args.config)
+        return 0
     args = parser.parse_args(argv)
     try:
         if args.command == "evaluate":

@@ -1,0 +1,289 @@
+"""A training run's config: :class:`Config` (every key, its default and its docstring, which
+``train.py --help`` prints), the range of each numeric key (:data:`BOUNDS`), what ``--resume``
+may change (:data:`RESUME_OVERRIDES`), and reading a config from YAML files and ``key=value``
+overrides, checked before anything is trained or written."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import itertools
+import json
+import math
+import textwrap
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Optional
+
+import yaml
+
+from agents import make_agent
+from agents.ppo import load_checkpoint
+from briscola_env import preset
+from briscola_env.rewards import REWARD_MODES
+
+@dataclass
+class Config:
+    exp_name: str = "default"
+    """Name of the run; its folder is run_dir/exp_name-seed."""
+    seed: int = 1
+    """Seeds the deals, the sampling, the opponents and the network."""
+    rules: str = "standard"
+    """Rules preset (briscola_env.PRESETS)."""
+    reward: str = "payoff"
+    """'payoff' (session points), 'points' or 'win_loss'."""
+    num_envs: int = 512
+    """Games played at once."""
+    num_steps: int = 16
+    """Environment steps per rollout (every game makes one decision per step)."""
+    total_decisions: int = 3_000_000
+    """Training length, in decisions by every seat (learner or not)."""
+    hidden_sizes: list = field(default_factory=lambda: [256, 256])
+    """Widths of the network's hidden layers."""
+    learning_rate: float = 3e-4
+    """Adam's step size (annealed by anneal_lr)."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to 0."""
+    gamma: float = 1.0
+    """Discount: a hand is short and only its end pays."""
+    gae_lambda: float = 0.95
+    """GAE's lambda: 1 is the Monte Carlo return, 0 the one-step TD error."""
+    update_epochs: int = 4
+    """Passes over each rollout's finished decisions per update."""
+    num_minibatches: int = 8
+    """Minibatches per epoch (fewer if there are fewer decisions)."""
+    clip_coef: float = 0.2
+    """PPO's clipping of the probability ratio to [1 - clip_coef, 1 + clip_coef] (and of the value, with clip_vloss)."""
+    clip_vloss: bool = True
+    """Clip the value loss as PPO does the policy's."""
+    norm_adv: bool = True
+    """Normalise the advantages within each minibatch."""
+    ent_coef: float = 0.01
+    """Weight of the entropy bonus over the legal actions."""
+    demo_coef: float = 1.0
+    """Weight of a behaviour-cloning loss pulling the learner's decisions in demo_phases towards
+    the heuristic agent's, annealed linearly to 0 by demo_until (0 turns it off): a warm start,
+    after which PPO alone improves on the demonstration. In the auction it is needed: before
+    the play is any good, every contract fails, so passing is learned at once, and a policy that
+    never calls never learns to play as caller."""
+    demo_until: float = 0.3
+    """Share of the training over which the demonstration fades out."""
+    demo_phases: list = field(default_factory=lambda: ["auction", "call", "play"])
+    """Phases demonstrated: any of auction, call, play."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradients are clipped to this global norm."""
+    belief_coef: float = 0.0
+    """Weight of an auxiliary head predicting the partner's seat from the acting player's view,
+    supervised from the privileged view, on card-play decisions before the reveal (0: no head)."""
+    concealment_coef: float = 0.0
+    """Weight of the partner's concealment reward: at the hand's end the partner gets this times
+    the mean, over the learner's caller and defender views before the reveal, of (chance - the
+    belief head's probability on the true partner). Needs belief_coef > 0."""
+    opponent_share: float = 0.3
+    """Share of games in which 1-4 seats are played by the opponent pool."""
+    heuristic_share: float = 0.5
+    """Of the pool's seats, the share played by the pool's fixed agent, `opponent` (the rest: past snapshots)."""
+    opponent: str = "heuristic"
+    """Agent spec (as `briscola evaluate` takes) of the pool's fixed agent; --exploit SPEC trains against SPEC alone."""
+    snapshot_every: int = 20
+    """Updates between snapshots of the policy added to the pool."""
+    pool_size: int = 5
+    """Snapshots kept (the oldest is dropped)."""
+    eval_every: int = 25
+    """Updates between small duplicate evaluations against random and heuristic."""
+    eval_deals: int = 100
+    """Deals of each evaluation (every eval_every updates) against random and heuristic."""
+    final_eval_deals: int = 500
+    """Deals of the final evaluation against random and heuristic (its table is in summary.md)."""
+    record_games: bool = False
+    """Write the final evaluation's games to games.jsonl in the run folder (briscola replay reads it)."""
+    checkpoint_every: int = 25
+    """Updates between checkpoints (also written at the end, and on SIGINT or SIGTERM once the update ends)."""
+    device: str = "auto"
+    """'auto' (CUDA if present), 'cpu' or 'cuda'."""
+    torch_threads: int = 0
+    """Threads for PyTorch on CPU (0: its default)."""
+    run_dir: str = "runs"
+    """Folder holding the run folders."""
+    stop_after: int = 0
+    """Stop, with a checkpoint, after this many updates in this process (0: run to the end);
+    --resume continues the same run exactly."""
+    overwrite: bool = False
+    """Start afresh in a run folder that already holds a run, deleting it (without this, refused)."""
+
+
+PER_PROCESS = ("stop_after", "overwrite")
+"""Keys of one process, not of the run: never saved in its config.yaml."""
+RESUME_OVERRIDES = ("total_decisions", "stop_after", "eval_every", "eval_deals", "final_eval_deals",
+                    "record_games", "checkpoint_every", "device", "torch_threads")
+"""Keys --resume may override: how far to go, evaluation and checkpoint cadence, hardware. The rest
+(rules, seed, network, PPO and pool settings, ...) would make the resumed run another one. A new
+total_decisions stretches what is left of the learning-rate and demonstration schedules to it."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values a numeric config key allows: low <= value <= high (low < value if ``open_low``)."""
+    low: float
+    high: float = math.inf
+    open_low: bool = False
+
+    def admits(self, value) -> bool:
+        above = value > self.low if self.open_low else value >= self.low
+        return math.isfinite(value) and above and value <= self.high  # NaN fails every comparison
+
+    def __str__(self) -> str:
+        low = f"> {self.low}" if self.open_low else f">= {self.low}"
+        return low if self.high == math.inf else f"in [{self.low}, {self.high}]"
+
+
+MAX_TRAINING_SEED = 2**63 - 1  # torch.manual_seed's limit; NumPy's generators take any non-negative int
+COUNT, POSITIVE, NON_NEGATIVE, SHARE = Bound(1), Bound(0, open_low=True), Bound(0), Bound(0, 1)
+BOUNDS = {
+    "seed": Bound(0, MAX_TRAINING_SEED), "num_envs": COUNT, "num_steps": COUNT, "total_decisions": COUNT,
+    "learning_rate": POSITIVE, "gamma": SHARE, "gae_lambda": SHARE, "update_epochs": COUNT,
+    "num_minibatches": COUNT, "clip_coef": POSITIVE, "ent_coef": NON_NEGATIVE, "demo_coef": NON_NEGATIVE,
+    "demo_until": SHARE, "vf_coef": NON_NEGATIVE, "max_grad_norm": POSITIVE, "belief_coef": NON_NEGATIVE,
+    "concealment_coef": NON_NEGATIVE, "opponent_share": SHARE, "heuristic_share": SHARE,
+    "snapshot_every": COUNT, "pool_size": COUNT, "eval_every": COUNT, "eval_deals": COUNT,
+    "final_eval_deals": COUNT, "checkpoint_every": COUNT, "torch_threads": NON_NEGATIVE,
+    "stop_after": NON_NEGATIVE,
+}
+"""The range of every numeric config key (every int and float field of Config is here)."""
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def parse_yaml(text: str, where: str):
+    """``text`` as YAML; a syntax error is a one-line ValueError naming ``where`` and the place."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        place = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or " ".join(str(error).split())
+        raise ValueError(f"{where}: not valid YAML{place}: {problem}") from None
+
+
+def read_mapping(path) -> dict:
+    """A YAML file of config keys; an unreadable, empty or malformed one is an error naming it."""
+    try:
+        values = parse_yaml(Path(path).read_text(), str(path))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read {path}: {error}") from None
+    if not isinstance(values, dict):
+        found = "it is empty" if values is None else f"it holds a {type(values).__name__}"
+        raise ValueError(f"{path}: expected a mapping of config keys; {found}")
+    return values
+
+
+def parse_overrides(overrides: list[str]) -> dict:
+    values = {}
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"override {item!r} is not key=value")
+        values[key] = parse_yaml(text, f"override {item!r}")
+    return values
+
+
+def make_config(values: dict) -> Config:
+    """The default config updated by ``values``, checked whole by :func:`check_config`.
+    An unknown key or a value of the wrong type is an error naming it."""
+    known = {f.name: f for f in fields(Config)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ValueError(f"unknown config key(s) {unknown}; known keys: {', '.join(known)}")
+    config = Config()
+    for key, value in values.items():
+        expected = type(getattr(config, key))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
+        setattr(config, key, value)
+    check_config(config)
+    return config
+
+
+def check_config(config: Config) -> None:
+    """Every value in its range and the keys consistent with each other, or a ValueError naming the key."""
+    for key, bound in BOUNDS.items():
+        value = getattr(config, key)
+        if not bound.admits(value):
+            raise ValueError(f"config key {key!r} must be {bound}; got {value!r}")
+    preset(config.rules)  # checks the preset name
+    try:
+        make_agent(config.opponent, rules=preset(config.rules))
+    except ValueError as error:
+        raise ValueError(f"config key 'opponent' must be an agent spec: {error}") from None
+    if config.reward not in REWARD_MODES:
+        raise ValueError(f"config key 'reward' must be one of {', '.join(REWARD_MODES)}; got {config.reward!r}")
+    if config.device not in DEVICES:
+        raise ValueError(f"config key 'device' must be one of {', '.join(DEVICES)}; got {config.device!r}")
+    if not config.exp_name or Path(config.exp_name).name != config.exp_name or config.exp_name in (".", ".."):
+        raise ValueError(f"config key 'exp_name' must be a plain folder name (no '/'); got {config.exp_name!r}")
+    if not config.run_dir:
+        raise ValueError("config key 'run_dir' must name a folder; got ''")
+    if not config.hidden_sizes or not all(type(size) is int and size > 0 for size in config.hidden_sizes):
+        raise ValueError(f"config key 'hidden_sizes' must list one or more positive integers; "
+                         f"got {config.hidden_sizes!r}")
+    if config.concealment_coef and not config.belief_coef:
+        raise ValueError("config key 'concealment_coef' needs the belief head: set belief_coef > 0")
+    unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
+    if unknown:
+        raise ValueError(f"config key 'demo_phases': unknown phase(s) {unknown}; use auction, call, play")
+
+
+def load_config(path: Optional[str], overrides: list[str]) -> Config:
+    """The default config, updated by a YAML file, then by key=value overrides."""
+    return make_config({**(read_mapping(path) if path else {}), **parse_overrides(overrides)})
+
+
+def resume_config(run: Path, overrides: list[str]) -> Config:
+    """The config saved in a run folder, with only the :data:`RESUME_OVERRIDES` overridden."""
+    if run.is_file():
+        load_checkpoint(run, training=True)  # a file that is no training checkpoint: the error says what it is
+        raise ValueError(f"--resume takes a run folder, not a file: {run} is a training checkpoint; "
+                         f"resume its folder, {run.parent}")
+    if not (run / "config.yaml").is_file():
+        raise ValueError(f"{run} is not a run folder of train.py: it has no config.yaml")
+    saved = read_mapping(run / "config.yaml")
+    for extra in ("version", "git_commit", *PER_PROCESS):  # not part of the run itself
+        saved.pop(extra, None)
+    changes = parse_overrides(overrides)
+    refused = [key for key in changes if key not in RESUME_OVERRIDES]
+    if refused:
+        raise ValueError(f"--resume cannot change {', '.join(map(repr, refused))}: it would make the run "
+                         f"another one; a resumed run may override only {', '.join(RESUME_OVERRIDES)}")
+    return make_config({**saved, **changes})
+
+
+
+
+def config_docs() -> dict[str, str]:
+    """Each documented field of :class:`Config` by name: its docstring (the string literal after it), on one line."""
+    statements = ast.parse(textwrap.dedent(inspect.getsource(Config))).body[0].body
+    return {field_.target.id: " ".join(doc.value.value.split())
+            for field_, doc in itertools.pairwise(statements)
+            if isinstance(field_, ast.AnnAssign) and isinstance(doc, ast.Expr)
+            and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)}
+
+
+def config_help() -> str:
+    """Every config key with its type, default, range and docstring, read from :class:`Config` itself."""
+    docs, defaults = config_docs(), dataclasses.asdict(Config())
+    lines = ["config keys, as key=VALUE after the options or in the --config file (VALUE is YAML); the defaults",
+             "are Config's, which configs/default.yaml (read when --config is not given) partly overrides:"]
+    for field_ in fields(Config):  # the type is its annotation's text (annotations are postponed here)
+        key = field_.name
+        notes = [field_.type, f"default {json.dumps(defaults[key])}"]
+        if key in BOUNDS:
+            notes.append(str(BOUNDS[key]))
+        if key in RESUME_OVERRIDES:
+            notes.append("--resume may override")
+        lines.append(f"  {key}=VALUE  ({', '.join(notes)})")
+        lines += textwrap.wrap(docs.get(key, ""), width=96, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    return "\n".join(lines)
