@@ -39,7 +39,7 @@ def test_every_readme_command_is_covered():
     kinds = {tuple(w[:2]) for w in commands()}
     assert kinds == {("python", "train.py"), ("briscola", "evaluate"), ("briscola", "session"), ("briscola", "play"),
                      ("briscola", "replay"), ("briscola", "belief"), ("briscola", "concealment"),
-                     ("briscola", "tournament")}
+                     ("briscola", "tournament"), ("briscola", "sweep"), ("briscola", "exploit")}
 
 
 @pytest.mark.parametrize("words", commands(), ids=lambda w: " ".join(w[:3]))
@@ -57,6 +57,12 @@ def test_readme_command_runs(words, tmp_path, monkeypatch):
             assert (tmp_path / f"exploit-{words[words.index('--exploit') + 1]}-1" / "exploit.json").exists()
         else:
             assert (tmp_path / "tiny-1" / "summary.md").exists()
+    elif words[:2] in (["briscola", "sweep"], ["briscola", "exploit"]):  # the tiny config's runs, in tmp_path
+        tiny = str(README.parent / "configs" / "tiny.yaml")
+        words = [tiny if word.endswith(".yaml") else word for word in words]
+        config = ["--config", tiny] if words[1] == "exploit" else []
+        assert briscola(words[1:] + config + [f"run_dir={tmp_path}"]) == 0
+        assert list(tmp_path.glob("*-sweep.json") if words[1] == "sweep" else tmp_path.glob("exploit-*/exploit.json"))
     elif words[:2] == ["briscola", "play"]:
         def nobody_there(prompt=""):
             raise EOFError
