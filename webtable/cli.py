@@ -1,0 +1,126 @@
+"""``briscola serve``: the web table's command, for the ``briscola`` command line to include.
+
+:func:`add_serve_parser` adds the ``serve`` command and its options to the ``briscola``
+subcommands; :func:`serve_command` runs it from the parsed arguments. Bad arguments (an agent
+spec that does not build, a record folder that cannot be written, a port in use) raise a
+ValueError saying what was wrong before the server starts, as the other commands do, for
+``briscola`` to print as a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Optional
+
+from agents import make_agent
+from briscola_env import preset
+from briscola_env.cards import NUM_SEATS
+from briscola_env.rules import PRESETS
+from evaluation.report import writable_folder
+
+from .server import WebTableServer
+from .sessions import Settings
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+ABOUT = """\
+A local web page with the table, in three modes:
+  play    you at one seat, agents at the four others, hand after hand (the deal passing on),
+          with the session's running total; click to bid, call and play
+  watch   five agents, one action a step or running at the speed you choose, hands face up or not
+  replay  a game record (JSON Lines, as --record and briscola evaluate --record write them), stepped
+          forward and back: a file of the --record folder, or one you open from your computer
+Open the address it prints in a browser; Ctrl-C stops the server. Every browser has its own games."""
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free port) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number 0..65535; got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535 (0: any free port); got {value}")
+    return value
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The description as written, every option's default but None (its help says what leaving it out does)."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
+def add_serve_parser(subcommands, formatter_class: type = HelpFormatter) -> argparse.ArgumentParser:
+    """Add ``serve`` to ``subcommands`` (an ``add_subparsers()`` result); returns its parser.
+    ``formatter_class``: the help's layout (briscola may pass its own, for one look across commands)."""
+    parser = subcommands.add_parser("serve", help="play, watch and replay games in the browser (a local web table)",
+                                    description=ABOUT, formatter_class=formatter_class)
+    parser.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+                        help="play mode's agents: one spec for the four other seats, or four in seat order "
+                             "(the specs of briscola evaluate --help)")
+    parser.add_argument("--seat", type=int, default=0, choices=range(NUM_SEATS), help="your seat in play mode")
+    parser.add_argument("--watch", nargs="+", default=None, metavar="SPEC",
+                        help="watch mode's agents: one spec for all five seats, or five in seat order "
+                             "(default: the first --opponents spec at every seat)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seeds the deals and the agents: every new session deals the same hands, those of "
+                             "briscola play --seed (default: new hands each time)")
+    parser.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
+    parser.add_argument("--record", type=Path, default=None, metavar="DIR",
+                        help="write your games into this folder as game records (one play-<time>-<id>.jsonl per "
+                             "play session), and offer its .jsonl files in replay mode (default: nothing written, "
+                             "and replay mode opens files from your computer only)")
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help="the address to listen on; another than 127.0.0.1 lets other machines play at your "
+                             "table (the server is meant for a trusted network only)")
+    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="the port (0: any free port)")
+    parser.add_argument("--log-requests", action="store_true", help="print every request on stderr")
+    return parser
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """The server's settings from the parsed arguments, every agent spec built once to check it."""
+    opponents, watchers = list(args.opponents), list(args.watch or args.opponents[:1])
+    if len(opponents) not in (1, NUM_SEATS - 1):
+        raise ValueError(f"--opponents: give one agent spec (for the four other seats) or four, in seat order; "
+                         f"got {len(opponents)}")
+    if len(watchers) not in (1, NUM_SEATS):
+        raise ValueError(f"--watch: give one agent spec (for all five seats) or five, in seat order; "
+                         f"got {len(watchers)}")
+    rules = preset(args.rules)
+    for spec in dict.fromkeys(opponents + watchers):  # each spec once, so a bad one fails here, not in a page
+        make_agent(spec, seed=0, rules=rules)
+    record = writable_folder(args.record) if args.record is not None else None
+    return Settings(opponents=tuple(opponents * (NUM_SEATS - 1) if len(opponents) == 1 else opponents),
+                    seat=args.seat, watchers=tuple(watchers * NUM_SEATS if len(watchers) == 1 else watchers),
+                    seed=args.seed, rules_name=args.rules, rules=rules, record_folder=record)
+
+
+def make_server(args: argparse.Namespace) -> WebTableServer:
+    """The server ``args`` describe, listening (not yet serving); a ValueError if it cannot be."""
+    settings = settings_from(args)
+    try:
+        return WebTableServer(settings, args.host, args.port, quiet=not args.log_requests)
+    except OSError as error:
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}"
+                         + ("; choose another --port" if args.port else "")) from None
+
+
+def serve_command(args: argparse.Namespace, server: Optional[WebTableServer] = None) -> int:
+    """Run ``briscola serve`` from its parsed ``args`` until Ctrl-C; returns the exit status (0)."""
+    server = server or make_server(args)
+    settings = server.settings
+    print(f"Briscola table at {server.url} (rules {settings.rules_name}): play against "
+          f"{', '.join(dict.fromkeys(settings.opponents))}, watch {', '.join(dict.fromkeys(settings.watchers))}"
+          + (f"; your games are recorded in {settings.record_folder}" if settings.record_folder else "")
+          + ". Ctrl-C stops it.", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nserver stopped", flush=True)
+    finally:
+        server.server_close()
+    return 0
