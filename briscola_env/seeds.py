@@ -12,7 +12,8 @@ makes even that a clear error rather than a silent leak.
 The training environment of ``train.py`` draws its deals as it goes from
 ``seed_sequence("train-env", seed)``; a belief model's games come from ``"belief-train"``
 and its held-out games from ``"belief-heldout"``; ``briscola concealment`` plays those of
-``"concealment"``; ``briscola tournament`` plays those of ``"tournament"``.
+``"concealment"``; ``briscola tournament`` plays those of ``"tournament"``; ``briscola label``
+(search labels for distillation) those of ``"label"``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from .engine.deal import MAX_SEED
 
-PURPOSES = ("train-env", "belief-train", "belief-heldout", "concealment", "tournament")
+PURPOSES = ("train-env", "belief-train", "belief-heldout", "concealment", "tournament", "label")
 
 
 def seed_sequence(purpose: str, seed: int) -> np.random.SeedSequence:
