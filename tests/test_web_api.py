@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from briscola_env import raw_env, records
+from briscola_env import __version__, raw_env, records
 from briscola_env.actions import text_to_action
 from briscola_env.rules import preset
 from evaluation.terminal import play_in_terminal
@@ -171,6 +171,14 @@ def test_a_foreign_host_name_is_refused(serve):
     status, _, _ = browser.raw("GET", "/", headers={"Host": "evil.example"})
     assert status == 403
     assert ok(browser.call("GET", "/api/config", headers={"Host": f"localhost:{browser.port}"}))["rules"] == "standard"
+
+
+def test_the_config_names_the_agents_and_the_rules(serve, tmp_path):
+    assert ok(Browser(serve(settings(record_folder=tmp_path))).get("/api/config")) == {
+        "version": __version__, "rules": "standard", "seat": 0, "card_points": "A 11, 3 10, R 4, C 3, F 2",
+        "opponents": ["heuristic"] * 4, "watchers": ["heuristic"] * 5, "seeded": True, "recording": True}
+    assert ok(Browser(serve(settings(rules_name="seven"))).get("/api/config"))["card_points"] == \
+        "A 11, 7 10, R 4, C 3, F 2"
 
 
 def test_unknown_paths_and_wrong_methods(serve):

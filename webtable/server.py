@@ -55,6 +55,7 @@ from urllib.parse import urlsplit
 
 from briscola_env import __version__
 from briscola_env.actions import NUM_ACTIONS, text_to_action
+from briscola_env.cards import FACE_ORDER, FACE_POINTS, FACE_SYMBOLS
 from briscola_env.render import printable
 
 from .replay import Replay, record_file, record_files, record_in_file, record_in_text
@@ -141,7 +142,10 @@ def _started(table, what: str, start: str):
 
 
 def config(settings: Settings, session: BrowserSession, body: dict) -> dict:
-    return {"version": __version__, "rules": settings.rules_name, "seat": settings.seat,
+    ten = settings.rules.ten_card
+    points = ", ".join(f"{FACE_SYMBOLS[face - 1]} {FACE_POINTS[ten][face]}" for face in FACE_ORDER[ten]
+                       if face in FACE_POINTS[ten])
+    return {"version": __version__, "rules": settings.rules_name, "seat": settings.seat, "card_points": points,
             "opponents": list(settings.opponents), "watchers": list(settings.watchers),
             "seeded": settings.seed is not None, "recording": settings.record_folder is not None}
 

@@ -81,7 +81,8 @@ def outcome_view(game: ReferenceGame, names: Sequence[str], viewer: Optional[int
     callers = sorted({game.caller, game.partner})
     defenders = [s for s in range(NUM_SEATS) if s not in callers]
     result = "made" if game.made else "failed"
-    summary = (f"{' and '.join(names[s] for s in callers)} {result} the contract with {game.team_points} points "
+    side = " and ".join(names[s] for s in callers) + (" (alone)" if len(callers) == 1 else "")
+    summary = (f"{side} {result} the contract with {game.team_points} points "
                f"against {TOTAL_POINTS - game.team_points}" + (f", x{game.multiplier}" if game.multiplier > 1 else ""))
     return {"void": False, "hands": dealt, "payoffs": [float(p) for p in game.payoffs], "callers": callers,
             "defenders": defenders, "caller_points": game.team_points,

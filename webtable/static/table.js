@@ -4,13 +4,16 @@
 "use strict";
 
 const SEATS = 5;
+const TURN_WORDS = {auction: "to bid", call: "to call", play: "to play"};
 const $ = (selector) => document.querySelector(selector);
 const state = {mode: "play", view: null, config: null, running: false, upload: null, pending: 0};
 
-// body[data-busy] is "1" while any request (or a mode being entered) is under way: the tests wait on it.
+// body[data-busy] is "1" while any request (or a mode being entered) is under way, and body[data-answers]
+// counts the answers drawn: the tests wait on them.
 function busy(change) {
   state.pending += change;
   document.body.dataset.busy = state.pending > 0 ? "1" : "0";
+  if (change < 0) document.body.dataset.answers = Number(document.body.dataset.answers || 0) + 1;
 }
 
 // --- talking to the server ---------------------------------------------------------------
@@ -116,7 +119,7 @@ function drawSeats(view) {
     head.append(element("span", "seat-name", seatLabel(view, s.seat)), element("span", "seat-agent", s.agent));
     const badges = element("div", "badges");
     for (const role of s.roles) badges.append(element("span", `badge ${role}`, role));
-    if (view.to_act === s.seat) badges.append(element("span", "badge turn", "to play"));
+    if (view.to_act === s.seat) badges.append(element("span", "badge turn", TURN_WORDS[view.phase]));
     const hand = element("div", "mini-hand");
     const mine = view.viewer === s.seat && state.mode === "play";
     if (!mine && view.phase !== "done") {
@@ -138,8 +141,10 @@ function drawCenter(view) {
     called.append(element("span", "", `${seatLabel(view, c.caller)} called`), cardNode(c.card, {size: "small"}));
     contract.append(called, element("span", "trump", `trump ${c.trump} ${c.trump_name}`),
                     element("span", "", `partner: ${partner}`));
-  } else if (view.phase === "auction") {
-    contract.append(element("span", "", "Auction"), element("span", "trump", view.high_bid
+  } else if (view.phase !== "done") {
+    const title = view.phase === "auction" ? "Auction" : view.phase === "call" ? "Auction won, the call next"
+      : "First trick without trump, the call after it";
+    contract.append(element("span", "", title), element("span", "trump", view.high_bid
       ? `${seatLabel(view, view.high_bidder)}: ${view.high_bid}` : "no bid yet"));
   }
   const trick = $("#trick");
@@ -257,9 +262,7 @@ function drawPlayControls(view) {
   const bidding = Boolean(moves && view.phase === "auction");
   $("#bidbar").hidden = !bidding;
   $("#callbar").hidden = !(moves && view.phase === "call");
-  $("#turn-hint").textContent = view.phase === "done" ? "" : moves
-    ? {auction: "Your turn to bid: a rank (the strongest first), then points once the 2 has been passed.",
-       call: "You won the auction: call a card.", play: "Your turn: click a card to play it."}[view.phase]
+  $("#turn-hint").textContent = view.phase === "done" ? "" : moves ? turnHint(view.phase, moves)
     : `Waiting for ${view.to_act === null ? "the end" : seatLabel(view, view.to_act)}…`;
   if (bidding) {
     $("#pass").disabled = !moves.pass;
@@ -286,8 +289,27 @@ function drawPlayControls(view) {
   if (moves && view.phase === "call") {
     const calls = $("#calls");
     calls.replaceChildren();
-    for (const card of moves.calls) calls.append(cardNode(card, {move: card.move, legal: true, size: "small"}));
+    // Many callable cards (any card, after points): one row a suit.
+    const rows = new Map();
+    for (const card of moves.calls) {
+      const key = moves.calls.length > 10 ? card.suit : "all";
+      if (!rows.has(key)) rows.set(key, element("div", "call-row"));
+      rows.get(key).append(cardNode(card, {move: card.move, legal: true, size: "small"}));
+    }
+    calls.append(...rows.values());
   }
+}
+
+function turnHint(phase, moves) {
+  if (phase === "call") return "You won the auction: call a card.";
+  if (phase === "play") return "Your turn: click a card to play it.";
+  if (moves.points && !moves.ranks.length) {
+    return `Your turn to bid: more points than the standing bid (${moves.points.lowest} to ${moves.points.highest}), ` +
+      "or pass.";
+  }
+  const order = moves.ranks.map((rank) => rank.face).join(" ");
+  return `Your turn to bid: a rank, each bid weaker than the last (${order}); once the weakest is passed, points. ` +
+    "Or pass.";
 }
 
 function drawStatus(view) {
@@ -458,6 +480,7 @@ async function start() {
     const answer = await api("GET", "/api/config");
     if (answer.ok) state.config = answer.data;
     else return showMessage(answer.data.error);
+    $("#legend-points").textContent = `Points: ${state.config.card_points}, the others 0.`;
     await enterMode("play");
   } finally {
     busy(-1);

@@ -1,0 +1,256 @@
+"""The web table in a real headless browser: Debian's Chromium (/usr/bin/chromium) driven by Playwright.
+
+A person's whole hand played by clicking (one illegal click refused with a message, the game
+unchanged), its score the engine's payoffs for that deal; watch mode run to the end of a hand;
+a record stepped through in replay mode, showing the record's cards; point bids typed in. The
+same tests write the screenshots of docs/web_*.png.
+
+Without Playwright or the browser the tests are skipped, unless BRISCOLA_REQUIRE_BROWSER is set
+(CI sets it: there a missing browser is a failure, not a skip).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from briscola_env import raw_env, records
+from briscola_env.actions import action_to_text, text_to_action
+from briscola_env.cards import card_str
+from briscola_env.rules import preset
+from webtable import WebTableServer
+from webtable.sessions import Settings
+from webtable.tables import deal_of
+
+from test_web_api import write_games
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Headless, and nothing that reaches for the network: the table must work offline.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+SEED = 5
+VIEWPORT = {"width": 1280, "height": 760}
+
+
+def _unavailable(reason: str):
+    if os.environ.get("BRISCOLA_REQUIRE_BROWSER"):
+        pytest.fail(f"BRISCOLA_REQUIRE_BROWSER is set, and {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright is not installed (pip install playwright)")
+    if not CHROMIUM.exists():
+        _unavailable(f"no browser at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def start_server(rules_name: str, record_folder: Path) -> WebTableServer:
+    chosen = Settings(opponents=("heuristic",) * 4, seat=0, watchers=("heuristic",) * 5, seed=SEED,
+                      rules_name=rules_name, rules=preset(rules_name), record_folder=record_folder)
+    server = WebTableServer(chosen, "127.0.0.1", 0, quiet=True)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("records")
+    write_games(folder)  # games.jsonl, for replay mode
+    started = start_server("standard", folder)
+    yield started
+    started.shutdown()
+    started.server_close()
+
+
+@pytest.fixture
+def open_page(browser):
+    """``open_page(server)``: a new browser session (its own cookie) on the server's page, loaded."""
+    contexts = []
+
+    def load(on: WebTableServer):
+        context = browser.new_context(viewport=VIEWPORT)
+        contexts.append(context)
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(on.url)
+        page.wait_for_function('() => document.body.dataset.busy === "0" && document.body.dataset.phase')
+        page.errors = errors
+        return page
+
+    yield load
+    for context in contexts:
+        context.close()
+
+
+def click(page, selector: str) -> None:
+    """Click, then wait until the page has drawn the server's answer."""
+    answers = int(page.get_attribute("body", "data-answers") or 0)
+    page.click(selector)
+    # Predicates as functions: the page's Content-Security-Policy forbids evaluating strings.
+    page.wait_for_function('(n) => document.body.dataset.busy === "0" && Number(document.body.dataset.answers) > n',
+                           arg=answers)
+
+
+def phase(page) -> str:
+    return page.get_attribute("body", "data-phase")
+
+
+def cards(page, selector: str) -> list[str]:
+    return page.eval_on_selector_all(selector, "nodes => nodes.map(n => n.dataset.card)")
+
+
+def screenshot(page, name: str) -> None:
+    page.mouse.move(0, 0)  # no card lifted by the pointer
+    page.screenshot(path=str(DOCS / name), full_page=True)
+
+
+def person_moves(record: dict, seat: int) -> list[str]:
+    """The moves of ``seat`` in a record, as the page's buttons name them."""
+    game = records.game_from_record(record, 0)
+    moves = []
+    for action in record["actions"]:
+        if game.current_player == seat:
+            moves.append(action_to_text(action, game.rules.ten_card))
+        game.step(action)
+    return moves
+
+
+def test_a_whole_hand_played_by_clicking_scores_the_engine_s_payoffs(server, open_page):
+    page = open_page(server)
+    assert phase(page) == "auction" and page.is_visible("#bidbar")
+    hand = cards(page, "#my-hand button.card")
+    auction = page.inner_text("#auction")
+    assert len(hand) == 8 and page.locator("#my-hand button.card.illegal").count() == 8  # no card in the auction
+    click(page, "#my-hand button.card")  # an illegal click: the auction is on
+    assert page.is_visible("#message") and "not allowed now" in page.inner_text("#message")
+    assert "the auction is on" in page.inner_text("#message")
+    assert cards(page, "#my-hand button.card") == hand and page.inner_text("#auction") == auction
+    screenshot(page, "web_play.png")
+    clicked = []
+    while phase(page) != "done":
+        assert len(clicked) < 30, f"the hand did not end: {clicked}"
+        if page.is_visible("#bidbar"):
+            rank = "#ranks button:not([disabled])"
+            selector = rank if not clicked and page.locator(rank).count() else "#pass"
+        elif page.is_visible("#callbar"):
+            selector = "#calls button.card"
+        else:
+            selector = "#my-hand button.card.legal"
+        clicked.append(page.get_attribute(selector, "data-move"))
+        click(page, selector)
+        assert not page.is_visible("#message"), page.inner_text("#message")
+    [written] = list(server.settings.record_folder.glob("play-*.jsonl"))
+    [record] = list(records.read(written))
+    env = raw_env()
+    env.reset(seed=SEED)
+    assert record["deal"] == deal_of(env.game)  # the deal of the seed, as briscola play deals it
+    assert person_moves(record, 0) == clicked
+    engine_payoffs = records.replay([record]).rewards[0]
+    shown = [float(page.get_attribute(f'#result [data-payoff-seat="{s}"]', "data-payoff")) for s in range(5)]
+    assert np.allclose(shown, engine_payoffs)
+    totals = [page.inner_text(f'#result [data-total-seat="{s}"]') for s in range(5)]
+    assert [float(t) for t in totals] == pytest.approx(list(engine_payoffs))
+    assert "After 1 hand: your total" in page.inner_text("#session-total")
+    for seat in range(5):  # every hand as dealt
+        assert sorted(cards(page, f'#result tr[data-result-seat="{seat}"] .card')) == dealt_cards(record, seat)
+    screenshot(page, "web_play_end.png")
+    click(page, "#next-hand")
+    assert phase(page) != "done" and "hand 2" in page.inner_text("#status")
+    assert page.errors == []
+
+
+def dealt_cards(record: dict, seat: int) -> list[str]:
+    """The cards dealt to ``seat`` in a record, as the page writes them, sorted."""
+    return sorted(card_str(card) for card, holder in enumerate(record["deal"]) if holder == seat)
+
+
+def test_watch_mode_runs_a_hand_to_the_end(server, open_page):
+    page = open_page(server)
+    click(page, '#modes button[data-mode="watch"]')
+    assert page.locator("#felt .card.back").count() == 40  # face down: five hands of eight backs
+    click(page, "#watch-face-up")
+    assert page.locator("#felt .seat .card.back").count() == 0 and len(cards(page, "#felt .seat .card")) == 40
+    while not (page.locator("#tricks li").count() >= 3 and page.locator("#trick .card").count() >= 3):
+        click(page, "#watch-step")
+    screenshot(page, "web_watch.png")
+    page.select_option("#watch-speed", "40")
+    page.click("#watch-run")
+    page.wait_for_function('() => document.body.dataset.phase === "done" && document.body.dataset.busy === "0"',
+                           timeout=30_000)
+    view = page.request.get(server.url + "api/watch/state").json()  # the browser's own session
+    env = raw_env()
+    env.reset(seed=SEED)
+    actions = [text_to_action(move["text"]) for move in view["log"]]
+    record = records.record(preset("standard"), deal_of(env.game), env.game.dealer, actions, ["heuristic"] * 5)
+    shown = [float(page.get_attribute(f'#result [data-payoff-seat="{s}"]', "data-payoff")) for s in range(5)]
+    assert np.allclose(shown, records.replay([record]).rewards[0])
+    assert page.locator("#tricks li").count() == 8 and page.is_enabled("#watch-next")
+    assert page.errors == []
+
+
+def test_replay_mode_steps_through_a_record_and_shows_its_cards(server, open_page):
+    record = list(records.read(server.settings.record_folder / "games.jsonl"))[1]
+    page = open_page(server)
+    click(page, '#modes button[data-mode="replay"]')
+    page.select_option("#replay-file", "games.jsonl")
+    page.fill("#replay-game", "1")
+    click(page, "#replay-open")
+    length = len(record["actions"])
+    assert page.inner_text("#replay-position") == f"action 0 of {length}"
+    for seat in range(5):  # every hand face up, as dealt
+        shown = cards(page, f'#felt .seat[data-seat="{seat}"] .card')
+        assert sorted(shown) == dealt_cards(record, seat)
+    first_play = length - len(record["plays"])  # the auction and the call come first
+    for position in range(1, length + 1):
+        click(page, "#replay-next")
+        assert page.inner_text("#replay-position") == f"action {position} of {length}"
+        if position > first_play:
+            seat, card = record["plays"][position - first_play - 1]
+            on_table = page.eval_on_selector_all("#trick .card", "nodes => nodes.map(n => [Number(n.dataset.seat), "
+                                                                 "n.dataset.card])")
+            assert on_table[-1] == [seat, card]
+        if position == first_play + 17:
+            screenshot(page, "web_replay.png")
+    taken = [cards(page, f'#tricks li[data-trick="{t}"] .card') for t in range(1, 9)]
+    assert [card for trick in taken for card in trick] == [card for _, card in record["plays"]]
+    shown = [float(page.get_attribute(f'#result [data-payoff-seat="{s}"]', "data-payoff")) for s in range(5)]
+    assert shown == record["outcome"]["payoffs"]
+    click(page, "#replay-prev")
+    assert page.inner_text("#replay-position") == f"action {length - 1} of {length}"
+    assert page.is_hidden("#result") and page.locator("#trick .card").count() == 4
+    click(page, "#replay-first")
+    assert page.inner_text("#replay-position") == f"action 0 of {length}" and page.is_disabled("#replay-prev")
+    assert page.errors == []
+
+
+def test_point_bids_are_typed_and_checked(open_page, tmp_path):
+    points_server = start_server("points_only", tmp_path)
+    try:
+        page = open_page(points_server)
+        assert page.is_visible("#points") and page.locator("#ranks button").count() == 0
+        lowest = page.input_value("#points-input")
+        page.fill("#points-input", "130")
+        click(page, "#points-bid")
+        assert "61..120" in page.inner_text("#message")
+        bids = page.locator("#auction li").count()
+        page.fill("#points-input", lowest)
+        click(page, "#points-bid")
+        assert page.is_hidden("#message")
+        assert f"You: bid {lowest}" in page.inner_text("#auction") and page.locator("#auction li").count() > bids
+    finally:
+        points_server.shutdown()
+        points_server.server_close()
