@@ -12,6 +12,8 @@
     briscola play --opponents heuristic --lang en
     briscola belief heuristic --games 20000 --out runs/belief.pt        # a partner-belief model
     briscola sweep configs/tiny.yaml --seeds 1,2,3 --workers 3          # one training a seed, aggregated
+    briscola label --players heuristic random --search pimc:worlds=32 --deals 2000 --out runs/labels
+    briscola distill runs/labels --out runs/distilled.pt                # a network that acts as the search
     briscola exploit ppo:checkpoints/strong.pt --decisions 5000000     # a fresh learner against it
     briscola concealment heuristic ppo:runs/x/checkpoint.pt --belief runs/belief.pt --out runs/conceal
 
@@ -54,6 +56,8 @@ from evaluation.table_edge import check_tables
 from evaluation.session import play_sessions
 from evaluation.terminal import play_in_terminal, replay_in_terminal, suit_letters_text
 from evaluation.tournament import add_tournament_parser, run_tournament
+from training.distill import DistillSettings, distill
+from training.labelling import LabelPlan, label
 from training.command import (DEFAULT_CONFIG, add_eval_deals_option, add_exploit_options, add_overrides,
                               add_sweep_options, exploit_command, sweep_command)
 
@@ -175,6 +179,40 @@ def concealment_report(specs: list[str], belief_path: Path, games: int, seed: in
     if out is not None:
         write_concealment(results, out)
     return concealment_table(results)
+
+
+def label_command(args: argparse.Namespace) -> int:
+    check_workers(args.workers)
+    plan = LabelPlan(players=tuple(args.players), search=args.search, deals=args.deals, share=args.share,
+                     chunk=args.chunk, seed=args.seed, rules=args.rules)
+    with tqdm(total=plan.chunks, desc="label", unit="chunk", file=sys.stderr) as bar:
+        labelled = label(plan, args.out, args.workers, progress=lambda done: bar.update(done - bar.n))
+    print(f"{labelled:,} labelled decisions from {plan.deals:,} deals in {args.out}")
+    return 0
+
+
+def distill_command(args: argparse.Namespace) -> int:
+    writable_file(args.out)  # before the work, not after
+    options = {name: getattr(args, name) for name in DISTILL_OPTIONS}
+    settings = DistillSettings(**options, hidden_sizes=args.hidden_sizes)
+    report = distill(args.labels, args.out, settings)
+    print("\n".join(f"{key}: {value}" for key, value in report.items()))
+    print(f"the network in {args.out}: play it as ppo:{args.out}, or start PPO from it with init_from={args.out}")
+    return 0
+
+
+DISTILL_OPTIONS = ("epochs", "batch_size", "learning_rate", "temperature", "value_coef", "holdout", "seed")
+
+
+def hidden_sizes(text: str) -> tuple[int, ...]:
+    """An argparse type: comma-separated positive widths, such as 512,256."""
+    try:
+        sizes = tuple(int(item) for item in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"comma-separated positive widths, such as 512,256; got {text!r}")
+    return sizes
 
 
 def positive_int(text: str) -> int:
@@ -322,6 +360,33 @@ def main(argv: Optional[list[str]] = None) -> int:
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("out", type=Path)
+    lb = commands.add_parser("label", help="search labels for distillation: games of a mix of agents, and a search's "
+                                           "values of the actions at sampled decisions", formatter_class=HelpFormatter,
+                             description="training.labelling; run it again with the same options to go on")
+    lb.add_argument("--players", nargs="+", required=True, metavar="SPEC",
+                    help="agent specs; each seat of each game is one of them, drawn uniformly (strong agents for the "
+                         "positions good play reaches, random for coverage)")
+    lb.add_argument("--search", default="pimc:worlds=32", help="the labeller, an agent that values actions (pimc)")
+    lb.add_argument("--deals", type=positive_int, default=2000, help="deals to play")
+    lb.add_argument("--share", type=float, default=0.25,
+                    help="share of the decisions with more than one legal action that are labelled")
+    lb.add_argument("--chunk", type=positive_int, default=100, help="deals a chunk file (and a Ray task)")
+    lb.add_argument("--seed", type=int, default=0, help="seeds the deals, the seating and the agents")
+    lb.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
+    lb.add_argument("--workers", type=int, default=0,
+                    help="0: label in this process; N: chunks as Ray tasks on a local Ray of N CPUs, or on the "
+                         "cluster at RAY_ADDRESS (--out on a file system every node shares); the same files")
+    lb.add_argument("--out", type=Path, required=True, help="the labels' folder: new, empty, or this plan's to go on")
+    di = commands.add_parser("distill", help="train a network on search labels (then ppo:PATH, or init_from)",
+                             formatter_class=HelpFormatter, description="training.distill")
+    di.add_argument("labels", type=Path, help="a folder of briscola label")
+    di.add_argument("--out", type=Path, required=True, help="the network's file (an exported policy)")
+    defaults = DistillSettings()
+    di.add_argument("--hidden-sizes", type=hidden_sizes, default=defaults.hidden_sizes, metavar="W1,W2,...",
+                    help=f"widths of the hidden layers (default: {','.join(map(str, defaults.hidden_sizes))})")
+    for name in DISTILL_OPTIONS:  # training.distill's docstring says what each does
+        default = getattr(defaults, name)
+        di.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default, help=f"default: {default}")
     sw = commands.add_parser("sweep", help="one training run per seed of a config, aggregated over the seeds",
                              formatter_class=HelpFormatter,
                              description="python train.py --config CONFIG --seeds ... does the same (training.sweep)")
@@ -371,6 +436,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(results_markdown(results, rated))
         elif args.command == "tournament":
             return run_tournament(args)
+        elif args.command in ("label", "distill"):
+            return label_command(args) if args.command == "label" else distill_command(args)
         elif args.command == "belief":
             print(train_belief_model(args.specs, args.games, args.seed, args.rules, args.out, args.epochs))
         elif args.command == "concealment":

@@ -19,7 +19,7 @@ from typing import Optional
 import yaml
 
 from agents import make_agent
-from agents.ppo import load_checkpoint
+from agents.ppo import load_checkpoint, load_network
 from briscola_env import preset
 from briscola_env.rewards import REWARD_MODES
 
@@ -41,6 +41,9 @@ class Config:
     """Training length, in decisions by every seat (learner or not)."""
     hidden_sizes: list = field(default_factory=lambda: [256, 256])
     """Widths of the network's hidden layers."""
+    init_from: str = ""
+    """A policy or training checkpoint whose network starts the learner (a distilled one: briscola distill),
+    with the same hidden_sizes; its belief head, if any, is not taken. Empty: fresh weights."""
     learning_rate: float = 3e-4
     """Adam's step size (annealed by anneal_lr)."""
     anneal_lr: bool = True
@@ -230,6 +233,14 @@ def check_config(config: Config) -> None:
     if not config.hidden_sizes or not all(type(size) is int and size > 0 for size in config.hidden_sizes):
         raise ValueError(f"config key 'hidden_sizes' must list one or more positive integers; "
                          f"got {config.hidden_sizes!r}")
+    if config.init_from:
+        try:
+            start = load_network(config.init_from)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"config key 'init_from' must be a policy or training checkpoint: {error}") from None
+        if start.hidden != list(config.hidden_sizes):
+            raise ValueError(f"config key 'init_from': {config.init_from} holds a network of hidden sizes "
+                             f"{start.hidden}, not hidden_sizes {list(config.hidden_sizes)}: set hidden_sizes to match")
     if config.concealment_coef and not config.belief_coef:
         raise ValueError("config key 'concealment_coef' needs the belief head: set belief_coef > 0")
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]

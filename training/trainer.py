@@ -62,7 +62,8 @@ from tqdm import tqdm
 
 import briscola_env
 from agents import HeuristicAgent, RandomAgent, make_agent
-from agents.ppo import PolicyValueNet, PPOAgent, entropy, load_checkpoint, sample_actions, save_checkpoint
+from agents.ppo import (PolicyValueNet, PPOAgent, entropy, load_checkpoint, load_network, sample_actions,
+                        save_checkpoint)
 from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
 from briscola_env.cards import NUM_SEATS
@@ -111,7 +112,13 @@ class Trainer:
         self.demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
 
         # Agent.
-        self.net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0).to(device)
+        self.net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0)
+        if config.init_from:  # a distilled network, say; a belief head of its own is not taken
+            start = {key: value for key, value in load_network(config.init_from).state_dict().items()
+                     if not key.startswith("belief.")}
+            missing = self.net.load_state_dict(start, strict=False).missing_keys
+            assert all(key.startswith("belief.") for key in missing), missing  # check_config matched the sizes
+        self.net = self.net.to(device)
         # fused: one kernel for the whole step (PyTorch 2.4+ on CPU), 6x faster than the default here
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
         self.storage = Trajectories(storage_capacity(config.num_envs, config.num_steps), config.num_envs)

@@ -1,0 +1,115 @@
+"""Distillation of search into the policy-value network (issue 18): the network learns, from the labels
+of :mod:`training.labelling`, to act as the search would and to value a position as it does.
+
+    briscola distill runs/labels --out runs/distilled.pt              # then: ppo:runs/distilled.pt
+    python train.py --config configs/distill.yaml                     # PPO from the distilled network
+
+Policy target: the softmax of the search's values of the candidate actions at ``temperature`` (in
+payoff units: the lower, the closer to the search's own greedy choice), zero on the legal actions it
+did not search; the loss is the cross-entropy of the network's masked policy to it. Value target: the
+best candidate's value (the search acts greedily), squared error weighted by ``value_coef``. The last
+``holdout`` share of the labels' deals (whole deals, never split) is held out: its loss and the share of
+its decisions where the network's top action is the search's are reported and kept in the checkpoint.
+Minibatches and the initial weights come from ``seed``; the same labels and seed give the same network
+on CPU. The result is an exported policy (``ppo:PATH`` plays it; ``init_from`` starts PPO from it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from agents.ppo import PolicyValueNet, save_checkpoint
+
+from .labelling import load_labels
+
+
+@dataclass(frozen=True)
+class DistillSettings:
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    epochs: int = 10
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    temperature: float = 0.25
+    value_coef: float = 0.1
+    holdout: float = 0.1
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("epochs", "batch_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1; got {value!r}")
+        for name in ("learning_rate", "temperature"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be above 0; got {getattr(self, name)!r}")
+        if not self.value_coef >= 0:
+            raise ValueError(f"value_coef must be 0 or more; got {self.value_coef!r}")
+        if not 0 <= self.holdout < 1:
+            raise ValueError(f"holdout (the share of deals held out) must be in [0, 1); got {self.holdout!r}")
+
+
+def targets(labels: dict[str, np.ndarray], temperature: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(policy targets (n, 151), value targets (n,))`` from the search's values (NaN off the candidates)."""
+    values = labels["values"].astype(np.float64)
+    searched = labels["candidates"]
+    best = np.where(searched, values, -np.inf).max(axis=1)
+    weights = np.where(searched, np.exp((np.nan_to_num(values, nan=0.0) - best[:, None]) / temperature), 0.0)
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32), best.astype(np.float32)
+
+
+def held_out_rows(deal_seeds: np.ndarray, share: float) -> np.ndarray:
+    """Rows whose deal is among the last ``share`` of the distinct deals, in the order they were labelled."""
+    _, first = np.unique(deal_seeds, return_index=True)
+    deals = deal_seeds[np.sort(first)]
+    held = deals[len(deals) - int(round(share * len(deals))):] if share else deals[:0]
+    return np.isin(deal_seeds, held)
+
+
+def losses(net: PolicyValueNet, views, masks, policy, value, value_coef: float):
+    logits, predicted = net(views, masks)
+    cross_entropy = -(policy * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    value_error = ((predicted - value) ** 2).mean()
+    return cross_entropy + value_coef * value_error, cross_entropy, value_error, logits
+
+
+def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None) -> dict:
+    """Train a fresh network on the labels in ``folder`` (see the module docstring), save it to ``out``
+    and return the held-out figures."""
+    settings = settings or DistillSettings()
+    labels = load_labels(folder)
+    policy, value = targets(labels, settings.temperature)
+    held = held_out_rows(labels["deal_seeds"], settings.holdout)
+    if held.all():
+        raise ValueError(f"{folder}: too few labelled deals to hold {settings.holdout:.0%} of them out")
+    tensors = [torch.from_numpy(array) for array in (labels["views"], labels["masks"], policy, value)]
+    train = [tensor[torch.from_numpy(~held)] for tensor in tensors]
+    test = [tensor[torch.from_numpy(held)] for tensor in tensors]
+    torch.manual_seed(settings.seed)
+    generator = torch.Generator().manual_seed(settings.seed)
+    net = PolicyValueNet(list(settings.hidden_sizes))
+    optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
+    rows = len(train[0])
+    for _ in tqdm(range(settings.epochs), desc="distill", unit="epoch"):
+        order = torch.randperm(rows, generator=generator)
+        for start in range(0, rows, settings.batch_size):
+            batch = order[start:start + settings.batch_size]
+            loss = losses(net, *(tensor[batch] for tensor in train), settings.value_coef)[0]
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    report = {"labels": str(folder), "train_decisions": rows, "held_out_decisions": int(held.sum()),
+              "settings": asdict(settings)}
+    if held.any():
+        with torch.no_grad():
+            _, cross_entropy, value_error, logits = losses(net.eval(), *test, settings.value_coef)
+        searched_best = test[2].argmax(dim=1)  # the policy target's mode: the search's own choice
+        report.update(held_out_cross_entropy=float(cross_entropy), held_out_value_mse=float(value_error),
+                      held_out_agreement=float((logits.argmax(dim=1) == searched_best).float().mean()))
+    save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes)}, distillation=report)
+    return report

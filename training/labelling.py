@@ -1,0 +1,202 @@
+"""Search labels for distillation (issue 18): games played by a mix of agents and, at a sampled share
+of their decisions, a search agent's estimated value of every candidate action, written in chunks.
+
+    briscola label --players heuristic,ppo:checkpoints/strong.pt,random --search pimc:worlds=32 \\
+        --deals 20000 --share 0.25 --out runs/labels                # resumable: run it again to go on
+    briscola label ... --workers 8                                   # chunks as Ray tasks
+
+Each seat of each game is drawn uniformly from ``players`` (the mix: strong agents for the positions
+good play reaches, random for coverage); the search agent (any agent with PIMC's ``candidates`` and
+``action_values``, such as ``pimc:worlds=32``) values the candidate actions of a ``share`` of the
+decisions with more than one legal action, from the deciding seat's own view, and is never seated:
+the games go on with the seat's own player. A chunk of ``chunk`` deals is one file,
+``labels-00012.npz``, written whole or not at all; ``labels.json`` (written first) holds the plan,
+so a second run with the same plan skips the chunks already written and one with another plan is
+refused. Every chunk is seeded from the plan's seed and its index alone (its deals come from the
+``"label"`` stream of :mod:`briscola_env.seeds`), so its file is the same wherever and whenever it is
+written, with or without Ray.
+
+A chunk file holds, per labelled decision: ``views`` (the observation, as the environment gives it),
+``masks`` (legal actions), ``candidates`` (the actions searched), ``values`` (the search's mean payoff
+of each candidate for the deciding seat, NaN elsewhere), ``payoffs`` (that seat's payoff at the end of
+the game actually played), and ``deal_seeds``, ``seats``, ``steps``, ``phases`` (where it came from).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from agents import make_agent
+from agents.play import play_games
+from briscola_env import preset
+from briscola_env.actions import NUM_ACTIONS
+from briscola_env.cards import NUM_SEATS
+from briscola_env.files import replace_atomically, write_atomically
+from briscola_env.observation import SPEC
+from briscola_env.seeds import deal_seeds
+from evaluation.parallel import piece_seed, run_pieces
+
+MANIFEST = "labels.json"
+CHUNK_FILE = "labels-{:05d}.npz"
+LABEL_FORMAT = 1
+FIELDS = ("views", "masks", "candidates", "values", "payoffs", "deal_seeds", "seats", "steps", "phases")
+
+
+@dataclass(frozen=True)
+class LabelPlan:
+    """What a labelling run plays and labels; every chunk follows from it and its index alone."""
+
+    players: tuple[str, ...]
+    """Agent specs; each seat of each game is one of them, drawn uniformly."""
+    search: str = "pimc:worlds=32"
+    """The labeller: an agent spec whose agent has ``candidates(obs, mask)`` and ``action_values(obs, candidates)``."""
+    deals: int = 1000
+    share: float = 0.25
+    """The share of decisions (with more than one legal action) labelled."""
+    chunk: int = 100
+    """Deals a chunk file (and a Ray task)."""
+    seed: int = 0
+    rules: str = "standard"
+
+    def __post_init__(self):
+        if not self.players or not all(isinstance(spec, str) and spec for spec in self.players):
+            raise ValueError(f"players must be one agent spec or more; got {self.players!r}")
+        for name in ("deals", "chunk"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1; got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a whole number of at least 0; got {self.seed!r}")
+        if isinstance(self.share, bool) or not isinstance(self.share, (int, float)) or not 0 < self.share <= 1:
+            raise ValueError(f"share (of decisions labelled) must be in (0, 1]; got {self.share!r}")
+
+    def check_agents(self) -> None:
+        """Build every agent once, so that a bad spec or a labeller that cannot value actions is an error
+        before any file is written."""
+        rules = preset(self.rules)
+        for spec in self.players:
+            make_agent(spec, rules=rules)
+        searcher = make_agent(self.search, rules=rules)
+        if not all(callable(getattr(searcher, name, None)) for name in ("candidates", "action_values")):
+            raise ValueError(f"--search {self.search!r} cannot value actions: it needs candidates() and "
+                             "action_values(), as pimc has")
+
+    @property
+    def chunks(self) -> int:
+        return -(-self.deals // self.chunk)
+
+    def as_dict(self) -> dict:
+        return {"format": LABEL_FORMAT, **dataclasses.asdict(self), "players": list(self.players)}
+
+
+def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
+    """Write chunk ``index`` of ``plan`` into ``folder`` (``(plan, index, folder)``), unless it is there;
+    returns the number of decisions it holds. The same file wherever it is computed."""
+    plan, index, folder = piece
+    path = Path(folder) / CHUNK_FILE.format(index)
+    if path.is_file():
+        with np.load(path) as labels:
+            return len(labels["values"])
+    rules = preset(plan.rules)
+    rng = np.random.default_rng(piece_seed(plan.seed, "label", index))
+    players = [make_agent(spec, seed=int(rng.integers(2**32)), rules=rules) for spec in plan.players]
+    searcher = make_agent(plan.search, seed=int(rng.integers(2**32)), rules=rules)
+    seeds = deal_seeds("label", plan.seed, min(plan.deals, (index + 1) * plan.chunk))[index * plan.chunk:]
+    seat_agents = rng.integers(len(players), size=(len(seeds), NUM_SEATS))
+    parts: list[dict[str, np.ndarray]] = []
+    steps = iter(range(10**9))
+
+    def label(env, out) -> None:
+        step = next(steps)
+        chosen = ~env.state.terminated & (out.mask.sum(axis=1) > 1) & (rng.random(len(seeds)) < plan.share)
+        games = np.flatnonzero(chosen)
+        if games.size:
+            candidates = searcher.candidates(out.obs[games], out.mask[games])
+            values = searcher.action_values(out.obs[games], candidates)
+            parts.append({"games": games, "views": out.obs[games], "masks": out.mask[games], "candidates": candidates,
+                          "values": np.where(candidates, values, np.nan).astype(np.float32),
+                          "seats": out.seat[games].astype(np.int8), "steps": np.full(games.size, step, np.int16),
+                          "phases": env.state.phase[games].astype(np.int8)})
+
+    state, _ = play_games(players, seat_agents, seeds, rules, observe=label)
+    arrays = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]} if parts else empty_chunk()
+    games = arrays.pop("games")
+    arrays["deal_seeds"] = seeds[games]
+    arrays["payoffs"] = state.rewards[games, arrays["seats"].astype(np.int64)].astype(np.float32)
+    save_chunk(path, arrays)
+    return len(games)
+
+
+def empty_chunk() -> dict[str, np.ndarray]:
+    """A chunk in which no decision was drawn for a label (a tiny share of a few deals)."""
+    return {"games": np.zeros(0, np.int64), "views": np.zeros((0, SPEC.size), np.uint8),
+            "masks": np.zeros((0, NUM_ACTIONS), bool), "candidates": np.zeros((0, NUM_ACTIONS), bool),
+            "values": np.zeros((0, NUM_ACTIONS), np.float32), "seats": np.zeros(0, np.int8),
+            "steps": np.zeros(0, np.int16), "phases": np.zeros(0, np.int8)}
+
+
+def save_chunk(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    replace_atomically(path, lambda temporary: temporary.write_bytes(buffer.getvalue()))
+
+
+def load_labels(folder: Path) -> dict[str, np.ndarray]:
+    """Every chunk of a labelling run's ``folder``, concatenated in chunk order (finished chunks only)."""
+    folder = Path(folder)
+    plan = read_plan(folder)
+    files = [folder / CHUNK_FILE.format(index) for index in range(plan.chunks)]
+    present = [path for path in files if path.is_file()]
+    if not present:
+        raise ValueError(f"{folder} holds no chunk of labels yet: run briscola label first")
+    chunks = []
+    for path in present:
+        with np.load(path) as chunk:
+            chunks.append({name: chunk[name] for name in FIELDS})
+    return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in FIELDS}
+
+
+def read_plan(folder: Path) -> LabelPlan:
+    manifest = Path(folder) / MANIFEST
+    if not manifest.is_file():
+        raise ValueError(f"{folder} is not a labelling run: it has no {MANIFEST}")
+    values = json.loads(manifest.read_text(encoding="utf-8"))
+    if values.pop("format", None) != LABEL_FORMAT:
+        raise ValueError(f"{manifest} is of another format than this version's ({LABEL_FORMAT})")
+    return LabelPlan(**{**values, "players": tuple(values["players"])})
+
+
+def start_labelling(plan: LabelPlan, folder: Path) -> None:
+    """Check ``plan`` and ``folder`` before any chunk: a new folder gets the plan; a folder with the same
+    plan goes on; any other folder (another plan, or files of something else) is refused."""
+    plan.check_agents()
+    folder = Path(folder)
+    if (folder / MANIFEST).is_file():
+        theirs = read_plan(folder)
+        if theirs != plan:
+            differ = [f"{key} ({getattr(theirs, key)!r}, not {getattr(plan, key)!r})"
+                      for key in theirs.as_dict() if key != "format" and getattr(theirs, key) != getattr(plan, key)]
+            raise ValueError(f"{folder} holds labels of another plan: it differs in {', '.join(differ)}; "
+                             "use another --out, or the same options to go on")
+        return
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise ValueError(f"{folder} is not empty and holds no labelling run: give a new or empty folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomically(folder / MANIFEST, json.dumps(plan.as_dict(), indent=2) + "\n")
+
+
+def label(plan: LabelPlan, folder: Path, workers: int = 0,
+          progress: Optional[Callable[[int], None]] = None) -> int:
+    """Label every chunk of ``plan`` not yet in ``folder`` (see the module docstring), in this process or
+    as Ray tasks; returns the number of labelled decisions in the folder."""
+    start_labelling(plan, folder)
+    folder = Path(folder).resolve()  # as a Ray worker elsewhere must find it (a shared file system)
+    pieces = [(plan, index, str(folder)) for index in range(plan.chunks)]
+    return sum(run_pieces(label_chunk, pieces, workers, progress=progress))
