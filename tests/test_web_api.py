@@ -5,6 +5,7 @@ no file but those of the record folder; each browser session has its own games."
 
 from __future__ import annotations
 
+import ast
 import http.client
 import json
 import os
@@ -150,6 +151,18 @@ def test_no_request_path_reaches_the_filesystem(serve):
         status, _, data = browser.raw("GET", path)
         assert status == 404, path
         assert b"[project]" not in data and b"root:" not in data
+
+
+def test_a_refused_request_s_body_is_not_read_as_the_next_request(serve):
+    browser = Browser(serve(settings()))
+    connection = http.client.HTTPConnection("127.0.0.1", browser.port, timeout=30)
+    headers = {"Host": f"127.0.0.1:{browser.port}", "Cookie": browser.cookie, "Content-Type": "application/json"}
+    for path in ("/api/nothing", "/api/config"):  # refused before the body is read: 404, 405
+        connection.request("POST", path, body=b'GET /api/config HTTP/1.1\r\n\r\n', headers=headers)
+        assert connection.getresponse().read() and connection.sock is None  # the server closed the connection
+    connection.request("GET", "/api/config", headers=headers)  # a new connection, a clean answer
+    assert json.loads(connection.getresponse().read())["rules"] == "standard"
+    connection.close()
 
 
 def test_api_requests_need_a_session_the_server_gave(serve):
@@ -443,6 +456,42 @@ def test_without_a_record_folder_replay_opens_only_what_the_browser_sends(serve,
     assert ok(browser.get("/api/replay/files")) == {"recording": False, "files": []}
     refused(browser.post("/api/replay/open", {"file": "games.jsonl"}), 404, "no record folder")
     assert ok(browser.post("/api/replay/open", {"text": json.dumps(game)}))["replay"]["length"] == len(game["actions"])
+
+
+# --- the package's place ---------------------------------------------------------------------
+
+def imported_modules(path: Path) -> list[tuple[str, list[str]]]:
+    """``(module, names taken)`` of every import in a file, at any depth (a relative one's module starts with '.')."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found.append(("." * node.level + (node.module or ""), [alias.name for alias in node.names]))
+    return found
+
+
+def importers_of_webtable(root: Path) -> list[str]:
+    """The files of the lower packages under ``root`` that import webtable."""
+    lower = [path for package in ("briscola_env", "agents", "evaluation", "training")
+             for path in sorted((root / package).rglob("*.py"))]
+    return [str(path.relative_to(root)) for path in lower
+            if any(module.split(".")[0] == "webtable" for module, _ in imported_modules(path))]
+
+
+def test_the_importer_finder_finds_an_import_inside_a_function(tmp_path):
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "x.py").write_text("def f():\n    from webtable.view import card_view\n")
+    assert importers_of_webtable(tmp_path) == ["agents/x.py"]
+
+
+def test_webtable_sits_above_the_other_packages():
+    """The lower packages never import it (even inside a function); it takes no private name from them."""
+    assert (ROOT / "briscola_env" / "reference.py").exists() and importers_of_webtable(ROOT) == []
+    private = [(path.name, module, name) for path in sorted((ROOT / "webtable").glob("*.py"))
+               for module, names in imported_modules(path) for name in names
+               if name.startswith("_") and not name.startswith("__") and not module.startswith(".")]
+    assert private == []
 
 
 # --- the command ---------------------------------------------------------------------------

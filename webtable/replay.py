@@ -27,8 +27,12 @@ def record_files(folder: Optional[Path]) -> list[dict]:
     """``[{"name", "records"}]``: the JSON Lines files right in ``folder`` (none without one), by name."""
     if folder is None:
         return []
+    try:
+        paths = sorted(folder.iterdir())
+    except OSError:  # the folder was removed or closed to us since the server started: nothing to offer
+        return []
     listed = []
-    for path in sorted(folder.iterdir()):
+    for path in paths:
         if path.suffix == RECORD_SUFFIX and path.is_file() and not path.is_symlink():
             try:
                 count = sum(1 for _ in records.lines(path))

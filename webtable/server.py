@@ -322,6 +322,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         if cookie:
             self.send_header("Set-Cookie", f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict")
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
@@ -349,10 +351,10 @@ class Handler(BaseHTTPRequestHandler):
         if not length.isdigit():
             raise ApiError(HTTPStatus.BAD_REQUEST, f"Content-Length: expected a number of bytes; got {length!r}")
         if int(length) > MAX_BODY:
-            self.close_connection = True  # the body is not read: the connection cannot carry another request
             raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is {int(length):,} bytes; "
                                                                 f"at most {MAX_BODY:,} are taken")
         data = self.rfile.read(int(length))
+        self.body_read = True
         kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if kind != "application/json":
             raise ApiError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
@@ -371,6 +373,7 @@ class Handler(BaseHTTPRequestHandler):
         return body
 
     def _handle(self) -> None:
+        self.body_read = False
         try:
             self._check_host()
             path = urlsplit(self.path).path
@@ -391,6 +394,8 @@ class Handler(BaseHTTPRequestHandler):
                 answer = methods[self.command](self.server.settings, session, body)
             self._send_json(HTTPStatus.OK, answer)
         except ApiError as error:
+            if self.command == "POST" and not self.body_read:
+                self.close_connection = True  # its unread body would be taken for the next request
             self._send_json(error.status, {"error": str(error)})
         except NotNow as error:
             self._send_json(HTTPStatus.CONFLICT, {"error": str(error)})
