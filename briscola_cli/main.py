@@ -14,6 +14,7 @@
     briscola sweep configs/tiny.yaml --seeds 1,2,3 --workers 3          # one training a seed, aggregated
     briscola label --players heuristic random --search pimc:worlds=32 --deals 2000 --out runs/labels
     briscola distill runs/labels --out runs/distilled.pt                # a network that acts as the search
+    briscola serve --opponents ppo:checkpoints/strong.pt --record runs/human   # the table in a browser
     briscola exploit ppo:checkpoints/strong.pt --decisions 5000000     # a fresh learner against it
     briscola concealment heuristic ppo:runs/x/checkpoint.pt --belief runs/belief.pt --out runs/conceal
 
@@ -56,6 +57,7 @@ from evaluation.table_edge import check_tables
 from evaluation.session import play_sessions
 from evaluation.terminal import play_in_terminal, replay_in_terminal, suit_letters_text
 from evaluation.tournament import add_tournament_parser, run_tournament
+from webtable import add_serve_parser, serve_command
 from training.distill import DistillSettings, distill
 from training.labelling import LabelPlan, label
 from training.command import (DEFAULT_CONFIG, add_eval_deals_option, add_exploit_options, add_overrides,
@@ -402,6 +404,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     add_exploit_options(xp)
     add_eval_deals_option(xp)
     add_overrides(xp)
+    add_serve_parser(commands, HelpFormatter)
     rp = commands.add_parser("replay", help="show a recorded hand from a games.jsonl file",
                              formatter_class=HelpFormatter)
     rp.add_argument("file", type=Path, help="a games.jsonl, such as briscola evaluate --record writes")
@@ -421,54 +424,72 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     args = parser.parse_args(argv)
     try:
-        if args.command == "evaluate":
-            results, rated, out = evaluate(args.specs, args.deals, args.seed, args.rules,
-                                           args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S"),
-                                           args.record, args.one_sided, numbered_out=args.out is None,
-                                           tables=args.tables, workers=args.workers, chunk=args.chunk)
-            if args.record:
-                games = sum(r.games.batch_size for r in results)
-                mixed = sum(getattr(r, "mixed_games", 0) for r in results)
-                print(f"{games} games recorded in {out / 'games.jsonl'}"
-                      + (f", {mixed} of the mixed tables in {out / MIXED_GAMES_FILE}" if mixed else ""),
-                      file=sys.stderr)
-            print(f"results in {out}", file=sys.stderr)
-            print(results_markdown(results, rated))
-        elif args.command == "tournament":
-            return run_tournament(args)
-        elif args.command in ("label", "distill"):
-            return label_command(args) if args.command == "label" else distill_command(args)
-        elif args.command == "belief":
-            print(train_belief_model(args.specs, args.games, args.seed, args.rules, args.out, args.epochs))
-        elif args.command == "concealment":
-            print(concealment_report(args.specs, args.belief, args.games, args.seed, args.rules, args.out))
-        elif args.command == "export":
-            from agents.ppo import export_policy
-
-            writable_file(args.out)  # before the checkpoint is read: fail before the work, not after
-            if args.out.exists() and args.out.resolve() == args.checkpoint.resolve():
-                raise ValueError(f"{args.out} is the checkpoint to export: writing there would replace it; "
-                                 "give another file name")
-            print(f"{args.out}: {export_policy(args.checkpoint, args.out):,} bytes")
-        elif args.command == "session":
-            print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules))
-        elif args.command == "play":
-            try:
-                play_in_terminal(args.opponents, args.seat, args.seed, preset(args.rules), args.lang)
-            except KeyboardInterrupt:  # quit and the end of input end the session inside, with its totals
-                print("\nsession interrupted")
-                return 1
-        else:
-            try:
-                replay_in_terminal(args.file, args.game, args.lang, args.step)
-            except OSError as error:
-                raise ValueError(f"cannot read {printable(args.file)}: {error.strerror or error}") from None
-            except (EOFError, KeyboardInterrupt):  # --step waits for Enter
-                print("\nreplay stopped")
-                return 1
+        return COMMANDS[args.command](args) or 0
     except ValueError as error:
         parser.error(str(error))
+
+
+def evaluate_command(args: argparse.Namespace) -> None:
+    results, rated, out = evaluate(args.specs, args.deals, args.seed, args.rules,
+                                   args.out or Path("runs") / time.strftime("evaluate-%Y%m%d-%H%M%S"),
+                                   args.record, args.one_sided, numbered_out=args.out is None,
+                                   tables=args.tables, workers=args.workers, chunk=args.chunk)
+    if args.record:
+        games = sum(r.games.batch_size for r in results)
+        mixed = sum(getattr(r, "mixed_games", 0) for r in results)
+        print(f"{games} games recorded in {out / 'games.jsonl'}"
+              + (f", {mixed} of the mixed tables in {out / MIXED_GAMES_FILE}" if mixed else ""), file=sys.stderr)
+    print(f"results in {out}", file=sys.stderr)
+    print(results_markdown(results, rated))
+
+
+def export_command(args: argparse.Namespace) -> None:
+    from agents.ppo import export_policy
+
+    writable_file(args.out)  # before the checkpoint is read: fail before the work, not after
+    if args.out.exists() and args.out.resolve() == args.checkpoint.resolve():
+        raise ValueError(f"{args.out} is the checkpoint to export: writing there would replace it; "
+                         "give another file name")
+    print(f"{args.out}: {export_policy(args.checkpoint, args.out):,} bytes")
+
+
+def play_command(args: argparse.Namespace) -> int:
+    try:
+        play_in_terminal(args.opponents, args.seat, args.seed, preset(args.rules), args.lang)
+    except KeyboardInterrupt:  # quit and the end of input end the session inside, with its totals
+        print("\nsession interrupted")
+        return 1
     return 0
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    try:
+        replay_in_terminal(args.file, args.game, args.lang, args.step)
+    except OSError as error:
+        raise ValueError(f"cannot read {printable(args.file)}: {error.strerror or error}") from None
+    except (EOFError, KeyboardInterrupt):  # --step waits for Enter
+        print("\nreplay stopped")
+        return 1
+    return 0
+
+
+COMMANDS = {  # but sweep and exploit, parsed on their own (see main)
+    "evaluate": evaluate_command,
+    "tournament": run_tournament,
+    "session": lambda args: print(session(args.specs, args.sessions, args.hands, args.target, args.seed, args.rules)),
+    "play": play_command,
+    "replay": replay_command,
+    "belief": lambda args: print(train_belief_model(args.specs, args.games, args.seed, args.rules, args.out,
+                                                    args.epochs)),
+    "concealment": lambda args: print(concealment_report(args.specs, args.belief, args.games, args.seed, args.rules,
+                                                         args.out)),
+    "export": export_command,
+    "label": label_command,
+    "distill": distill_command,
+    "serve": serve_command,
+}
+"""What each subcommand runs, from its parsed arguments: None or 0 for success, else an exit status.
+A ValueError is a usage error."""
 
 
 if __name__ == "__main__":
