@@ -19,6 +19,10 @@ suit it does not hold (another suit's if it holds them all). It calls one of
 its own cards, playing solo, only when the hand is overwhelming (``value >=
 solo_from``).
 
+**Discards** (with a monte, whose discards count for the caller): the card with the most
+points outside its best suit, the weakest among equals (of the best suit only if nothing else
+is left).
+
 **Play.** Following to a trick:
 
 - if a known teammate is winning and the trick is safe (it is the last card,
@@ -51,12 +55,12 @@ from typing import Optional
 import numpy as np
 
 from briscola_env.actions import CALL_OFFSET, MAX_POINTS, MIN_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET
-from briscola_env.cards import (CARD_SUIT, NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS,
+from briscola_env.cards import (CARD_SUIT, NUM_CARDS, NUM_FACES, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS,
                                 card_tables)
 from briscola_env.engine import Phase
 from briscola_env.engine.tables import rule_tables
 from briscola_env.engine.tricks import takes_trick, trick_winner
-from briscola_env.observation import SPEC
+from briscola_env.observation import observation_spec
 from briscola_env.rules import RulesConfig
 
 from .base import Agent, check_number
@@ -97,6 +101,8 @@ class HeuristicAgent(Agent):
         # Where the Asso and the ten-point card (the faces of rank levels 1 and 2) sit within a suit.
         self.ace, self.ten = (face - 1 for face in cards.level_face[:2])
         self.tables = rule_tables(self.rules)
+        self.spec = observation_spec(self.rules)
+        self.seats = self.rules.table_shape.seats
         # Card costs under each trump suit, [trump, card]. The cheapest card to give away:
         # fewest points, then non-trump, then weakest; to take a trick with: the suit led before
         # a trump, the weakest trump; to lead: any non-trump before a trump, then the cheapest.
@@ -124,9 +130,10 @@ class HeuristicAgent(Agent):
         return value, best, score
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        phase = SPEC.view(obs, "phase").argmax(axis=1)
+        phase = self.spec.view(obs, "phase").argmax(axis=1)
         actions = np.full(len(obs), -1, dtype=np.int64)
-        for p, decide in ((Phase.AUCTION, self._bid), (Phase.CALL, self._call), (Phase.PLAY, self._play)):
+        for p, decide in ((Phase.AUCTION, self._bid), (Phase.CALL, self._call), (Phase.PLAY, self._play),
+                          (Phase.DISCARD, self._discard)):
             rows = np.flatnonzero(phase == p)
             if rows.size == len(obs):
                 actions[:] = decide(obs, mask)  # no copy when every game is in the same phase
@@ -147,7 +154,7 @@ class HeuristicAgent(Agent):
     # --- the three phases ------------------------------------------------------------------
 
     def _bid(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        value, _, _ = self._hand_value(SPEC.view(obs, "hand").astype(np.int64))
+        value, _, _ = self._hand_value(self.spec.view(obs, "hand").astype(np.int64))
         bids = mask.copy()
         bids[:, PASS] = False
         cheapest = np.where(bids.any(axis=1), bids.argmax(axis=1), PASS)
@@ -159,9 +166,20 @@ class HeuristicAgent(Agent):
         wanted &= cheapest != PASS
         return np.where(wanted | ~mask[:, PASS], cheapest, PASS)
 
+    def _discard(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """A monte's discards count for the caller: bank the most points outside the best suit, the
+        weakest card first among equals; keep the best suit (the trump to be) for play."""
+        hand = self.spec.view(obs, "hand").astype(bool)
+        _, best, _ = self._hand_value(hand.astype(np.int64))
+        outside = mask[:, PLAY_OFFSET:PLAY_OFFSET + NUM_CARDS] & ~_IN_SUIT[best]
+        allowed = np.where(outside.any(axis=1)[:, None], outside, mask[:, PLAY_OFFSET:PLAY_OFFSET + NUM_CARDS])
+        return PLAY_OFFSET + np.where(allowed, self.points * 100 - self.strength, -10**9).argmax(axis=1)
+
     def _call(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        hand = SPEC.view(obs, "hand").astype(bool)
+        hand = self.spec.view(obs, "hand").astype(bool)
         value, _, score = self._hand_value(hand.astype(np.int64))
+        if "discards" in self.spec.sections:  # his discards are his own cards too
+            hand = hand | self.spec.view(obs, "discards").astype(bool)
         callable_ = mask[:, CALL_OFFSET:CALL_OFFSET + NUM_CARDS]
         own_ok = (value >= self.solo_from)[:, None]
         suit_rank = np.argsort(np.argsort(score, axis=1), axis=1)  # 3 = best suit
@@ -170,28 +188,28 @@ class HeuristicAgent(Agent):
         return CALL_OFFSET + np.where(callable_, preference, -10**9).argmax(axis=1)
 
     def _play(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        n = len(obs)
+        n, spec, others = len(obs), self.spec, self.seats - 1
         playable = mask[:, PLAY_OFFSET:PLAY_OFFSET + NUM_CARDS]
-        trumps = SPEC.view(obs, "trump")
+        trumps = spec.view(obs, "trump")
         trump = np.where(trumps.any(axis=1), trumps.argmax(axis=1), -1)  # -1: none yet (a blind first trick)
-        called = np.where(SPEC.view(obs, "called_card").any(axis=1), SPEC.view(obs, "called_card").argmax(1), -1)
-        table = SPEC.view(obs, "current_trick").reshape(n * (NUM_SEATS - 1), NUM_CARDS)  # one-hot rows
+        called = np.where(spec.view(obs, "called_card").any(axis=1), spec.view(obs, "called_card").argmax(1), -1)
+        table = spec.view(obs, "current_trick").reshape(n * others, NUM_CARDS)  # one-hot rows
         first = table.argmax(axis=1)
-        placed = (table[np.arange(len(table)), first] != 0).reshape(n, NUM_SEATS - 1)  # (n, 4)
+        placed = (table[np.arange(len(table)), first] != 0).reshape(n, others)  # (n, seats - 1)
         on_table = placed.sum(axis=1)
-        table_cards = np.where(placed, first.reshape(n, NUM_SEATS - 1), -1)
+        table_cards = np.where(placed, first.reshape(n, others), -1)
 
         # The card winning the trick so far, and who played it (relative seat).
         best, best_place = trick_winner(self.tables, trump, table_cards)
-        leader = SPEC.view(obs, "trick_leader").argmax(axis=1)
-        winner = (leader + best_place) % NUM_SEATS
+        leader = spec.view(obs, "trick_leader").argmax(axis=1)
+        winner = (leader + best_place) % self.seats
         trick_points = np.where(placed, self.points[np.maximum(table_cards, 0)], 0).sum(axis=1)
 
         # Who is on my side, as far as I know (relative seats; 0 is me).
-        caller = SPEC.view(obs, "caller").argmax(axis=1)
-        revealed = SPEC.view(obs, "partner_revealed")[:, 0].astype(bool)
-        partner = SPEC.view(obs, "partner").argmax(axis=1)
-        i_partner = SPEC.view(obs, "i_hold_called")[:, 0].astype(bool) | (revealed & (partner == 0))
+        caller = spec.view(obs, "caller").argmax(axis=1)
+        revealed = spec.view(obs, "partner_revealed")[:, 0].astype(bool)
+        partner = spec.view(obs, "partner").argmax(axis=1)
+        i_partner = spec.view(obs, "i_hold_called")[:, 0].astype(bool) | (revealed & (partner == 0))
         i_caller = caller == 0
         caller_side = np.where(revealed, (winner == caller) | (winner == partner), winner == caller)
         teammate_wins = (on_table > 0) & np.where(i_caller | i_partner, caller_side & (winner != 0),
@@ -200,8 +218,8 @@ class HeuristicAgent(Agent):
         is_trump = _IS_TRUMP[trump]
         wins = playable & takes_trick(self.tables, trump[:, None], best[:, None], np.arange(NUM_CARDS))
         cheap = self.cheap[trump]
-        trick = SPEC.view(obs, "trick_index").argmax(axis=1)
-        hide = i_partner & ~revealed & (trick < NUM_TRICKS - self.reveal_late)
+        trick = spec.view(obs, "trick_index").argmax(axis=1)
+        hide = i_partner & ~revealed & (trick < self.rules.table_shape.tricks - self.reveal_late)
         keep_back = hide[:, None] & (np.arange(NUM_CARDS)[None, :] == called[:, None])
         spare = playable & ~keep_back
         spare = np.where(spare.any(axis=1)[:, None], spare, playable)
@@ -212,7 +230,7 @@ class HeuristicAgent(Agent):
         throw = pick(spare, cheap)
         load = pick(spare & ~is_trump, -self.points[None, :] * 100 - self.strength[None, :])
         can_load = (spare & ~is_trump).any(axis=1)
-        safe = (on_table == NUM_SEATS - 1) | (_SUIT_OF[np.maximum(best, 0)] == trump)
+        safe = (on_table == others) | (_SUIT_OF[np.maximum(best, 0)] == trump)
         take = pick(wins & spare, self.take_cost[trump])
         can_take = (wins & spare).any(axis=1) & (trick_points >= self.take_from)
 

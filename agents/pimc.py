@@ -3,8 +3,8 @@
 At each decision the agent samples ``worlds`` deals of the cards it cannot see,
 uniformly among those consistent with its view (:mod:`briscola_env.worlds`),
 and, for each candidate action, plays every world to the end with a rollout
-policy for all five seats; it takes the action with the best mean payoff for
-its own seat. It decides in every phase: bids, the call and card play.
+policy for every seat; it takes the action with the best mean payoff for
+its own seat. It decides in every phase: bids, a monte's discards, the call and card play.
 
 Everything is batched on the engine: the decisions of all the games passed to
 :meth:`PIMCAgent.act` at once, times their candidate actions, times the
@@ -21,7 +21,7 @@ later in the auction, and 60 point bids times the worlds would be costly).
 A decision with a single legal action is taken without search.
 
 ``belief`` is the hook for a belief model (issue 7): a callable taking the
-observations ``(n, SPEC.size)`` and the sampled deals ``(n, worlds, 40)``
+observations ``(n, spec.size)`` and the sampled deals ``(n, worlds, 40)``
 (each card's seat, relative to the observer) and returning ``(n, worlds)``
 non-negative weights for the worlds; by default they count equally.
 """
@@ -36,9 +36,9 @@ from briscola_env import engine
 from briscola_env.actions import NUM_ACTIONS, PASS, RANK_BID_OFFSET
 from briscola_env.cards import NUM_CARDS
 from briscola_env.engine import Phase
-from briscola_env.observation import SPEC, encode, encode_state_of_play
+from briscola_env.observation import encode, encode_state_of_play, observation_spec
 from briscola_env.rules import RulesConfig
-from briscola_env.worlds import decode, replay, sample_deals, world_states
+from briscola_env.worlds import decode, replay, sample_worlds, world_states
 
 from .base import Agent, check_number
 from .heuristic import HeuristicAgent
@@ -95,7 +95,7 @@ class PIMCAgent(Agent):
     def candidates(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(n, 151)`` bool: the actions searched (see the module docstring)."""
         candidates = mask.copy()
-        bidding = np.flatnonzero(SPEC.view(obs, "phase")[:, Phase.AUCTION] == 1)
+        bidding = np.flatnonzero(observation_spec(self.rules).view(obs, "phase")[:, Phase.AUCTION] == 1)
         bids = candidates[bidding, RANK_BID_OFFSET:]  # ids ascending: the cheapest bids first
         cheapest = np.cumsum(bids, axis=1) <= self.bids
         candidates[bidding, RANK_BID_OFFSET:] = bids & cheapest
@@ -104,26 +104,28 @@ class PIMCAgent(Agent):
     def action_values(self, obs: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """``(n, 151)`` mean payoff of each candidate action over the sampled worlds (0 elsewhere)."""
         public = decode(obs, self.rules)
-        deals = sample_deals(public, self.worlds, self.rng)  # (n, K, 40)
+        sampled = sample_worlds(public, self.worlds, self.rng)
+        deals, discards = sampled.deals, sampled.discards  # (n, K, 40) each
         weights = np.ones(deals.shape[:2]) if self.belief is None else np.asarray(self.belief(obs, deals), float)
         if weights.shape != deals.shape[:2] or (weights < 0).any() or not (weights.sum(axis=1) > 0).all():
             raise ValueError(f"pimc: belief must return ({len(obs)}, {self.worlds}) non-negative weights, "
                              "not all zero in a row")
         weights = weights / weights.sum(axis=1, keepdims=True)
-        state = replay(public, deals[:, 0])  # the public history is the same in every world
+        state = replay(public, deals[:, 0], discards[:, 0])  # the public history is the same in every world
         position, action = np.nonzero(candidates)
         values = np.zeros(candidates.shape)
         per_chunk = max(1, self.max_games // self.worlds)
         for start in range(0, len(position), per_chunk):
             pos, act = position[start:start + per_chunk], action[start:start + per_chunk]
-            games = world_states(state, public, deals[pos].reshape(-1, NUM_CARDS), np.repeat(pos, self.worlds))
+            games = world_states(state, public, deals[pos].reshape(-1, NUM_CARDS), np.repeat(pos, self.worlds),
+                                 discards[pos].reshape(-1, NUM_CARDS))
             engine.step_inplace(games, np.repeat(act, self.worlds))
             payoff = self.play_out(games)[:, 0].reshape(len(pos), self.worlds)  # seat 0: the observer
             values[pos, act] = (payoff * weights[pos]).sum(axis=1)
         return values
 
     def play_out(self, state: engine.State) -> np.ndarray:
-        """Play every game of ``state`` to its end with the rollout policy; ``(B, 5)`` payoffs."""
+        """Play every game of ``state`` to its end with the rollout policy; ``(B, seats)`` payoffs."""
         n = state.batch_size
         view = encode if self.rollout.reads_history else encode_state_of_play  # (see Agent.reads_history)
         while not state.terminated.all():

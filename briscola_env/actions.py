@@ -9,7 +9,8 @@ id         meaning
            ``ten_card`` variant in force
 11..70     point bid 61..120 (id = 11 + points - 61)
 71..110    call card id 0..39 (id = 71 + card)
-111..150   play card id 0..39 (id = 111 + card)
+111..150   play card id 0..39 (id = 111 + card); with a monte, in the
+           discard phase, discard that card
 =========  ===========================================================
 
 Bids are ordered so that a later bid must always have a *larger* id than the
@@ -97,10 +98,11 @@ def text_to_action(text: str, ten_card: str = "three") -> int:
         if words[1] in FACE_SYMBOLS:
             face = FACE_SYMBOLS.index(words[1]) + 1
             return rank_bid(card_tables(ten_card).level_face.index(face) + 1)
-    if len(words) == 2 and words[0] in ("call", "play"):
+    if len(words) == 2 and words[0] in ("call", "play", "discard"):
         card = parse_card(words[1])
-        return call(card) if words[0] == "call" else play(card)
+        return call(card) if words[0] == "call" else play(card)  # a monte's discards take the play ids
     raise ValueError(
         f"cannot parse action {text!r}: expected 'pass', 'bid <face A 2..7 F C R>', "
-        f"'bid <{MIN_POINTS}..{MAX_POINTS}>', 'call <card>' or 'play <card>' (cards like 'A♦' or 'Ad')"
+        f"'bid <{MIN_POINTS}..{MAX_POINTS}>', 'call <card>', 'play <card>' or 'discard <card>' "
+        "(cards like 'A♦' or 'Ad')"
     )

@@ -25,40 +25,52 @@ being rebuilt from the whole history each step.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
 
 from . import engine
 from .actions import NUM_ACTIONS, PLAY_OFFSET
-from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
+from .cards import NUM_CARDS
 from .engine import MAX_SEED
 from .engine.deal import SEED_RANGE, int_array, seeds_out_of_range
 from .engine.codes import Phase
-from .engine.state import LAYOUT, State
-from .observation import (NUM_BIDS, RELATIVE_SEAT, PRIVILEGED_SPEC, HISTORY, SPEC, check_obs_dtype, encode_privileged,
-                          encode_state_of_play)
+from .engine.state import layout, State
+from .observation import (NUM_BIDS, ObservationSpec, check_obs_dtype, encode_privileged, encode_state_of_play,
+                          observation_spec, privileged_spec, seat_frames)
 from .rewards import check_reward_mode, hand_rewards
 from .rules import RulesConfig
 
 
-def _history_offset(name: str) -> int:
-    return SPEC.sections[name].start
+@dataclass(frozen=True)
+class HistoryLayout:
+    """Where the views' history entries go, for the layout ``spec``: each seat's own history (who bid
+    and passed, and who played each card, relative to that seat) and the history shared by all (the
+    trick of each card, the same for everyone: one copy per game)."""
+
+    seat_history: slice  # the view's columns of a seat's own history
+    shared_history: slice  # the view's columns of the shared history
+    bids: int  # offsets of the sections within a seat's own history
+    passes: int
+    played_by: int
+    # [actor + 1, viewer]: where the viewer's history entry of the actor's bid or card starts (the start of
+    # the viewer's history in the game's, plus the actor's relative seat), and of the actor's pass.
+    actor_at: np.ndarray
+    passer_at: np.ndarray
 
 
-# Each seat's own history: who bid and passed, and who played each card, relative to that seat.
-SEAT_HISTORY = slice(HISTORY.start, SPEC.sections["played_in_trick"].start)
-# The trick of each card is the same for everyone: one copy per game.
-SHARED_HISTORY = slice(SEAT_HISTORY.stop, SPEC.size)
-assert SHARED_HISTORY.stop - SHARED_HISTORY.start == SPEC.sections["played_in_trick"].size
-
-_BIDS, _PASSES = _history_offset("auction_bids") - HISTORY.start, _history_offset("auction_passes") - HISTORY.start
-_PLAYED_BY = _history_offset("played_by") - HISTORY.start
-# [actor + 1, viewer]: where the viewer's history entry of the actor's bid or card starts (the start of the
-# viewer's history in the game's, plus the actor's relative seat), and of the actor's pass.
-_VIEWER_START = np.arange(NUM_SEATS) * (SEAT_HISTORY.stop - SEAT_HISTORY.start)
-_ACTOR_AT = _VIEWER_START + RELATIVE_SEAT.T
-_PASSER_AT = _VIEWER_START + RELATIVE_SEAT.T * (NUM_BIDS + 1)
+@lru_cache(maxsize=None)
+def history_layout(spec: ObservationSpec) -> HistoryLayout:
+    history = spec.history
+    seat_history = slice(history.start, spec.sections["played_in_trick"].start)
+    seats = spec.table_shape.seats
+    relative = seat_frames(seats)[0]
+    viewer_start = np.arange(seats) * (seat_history.stop - seat_history.start)
+    offset = lambda name: spec.sections[name].start - history.start  # noqa: E731
+    return HistoryLayout(seat_history, slice(seat_history.stop, spec.size), offset("auction_bids"),
+                         offset("auction_passes"), offset("played_by"), viewer_start + relative.T,
+                         viewer_start + relative.T * (NUM_BIDS + 1))
 
 
 @dataclass
@@ -74,10 +86,11 @@ class BatchStep:
 
 
 def called_trick(state, games: np.ndarray) -> np.ndarray:
-    """The trick (0..7) in which the called card was played in each of ``games``, -1 if not (yet)."""
+    """The trick (0..7 in the standard game) in which the called card was played in each of ``games``,
+    -1 if not (yet)."""
     called = state.called_card[games]
-    at = state.trick_cards[games].reshape(len(games), NUM_CARDS) == called[:, None]
-    return np.where((called >= 0) & at.any(axis=1), at.argmax(axis=1) // NUM_SEATS, -1)
+    at = state.trick_cards[games].reshape(len(games), state.tables.shape.cards_in_tricks) == called[:, None]
+    return np.where((called >= 0) & at.any(axis=1), at.argmax(axis=1) // state.tables.shape.seats, -1)
 
 
 def _checked_seed(seed):
@@ -118,7 +131,9 @@ class BatchedEnv:
         self.reward = check_reward_mode(reward)
         self.auto_reset = bool(auto_reset)
         self.obs_dtype = check_obs_dtype(obs_dtype)
-        self.observation_spec = SPEC
+        self.observation_spec = observation_spec(self.rules)
+        self.seats = self.rules.table_shape.seats
+        self._history = history_layout(self.observation_spec)
         self.num_actions = NUM_ACTIONS
         self._seed = _checked_seed(seed)
         self.state: Optional[engine.State] = None
@@ -137,7 +152,7 @@ class BatchedEnv:
         self._seat_history = np.zeros(self._seat_history_shape(), dtype=np.uint8)
         self._shared_history = np.zeros(self._shared_history_shape(), dtype=np.uint8)
         nothing = np.zeros(0, dtype=np.int64)
-        return self._output(np.zeros((self.num_envs, NUM_SEATS), np.float32), np.zeros(self.num_envs, bool),
+        return self._output(np.zeros((self.num_envs, self.seats), np.float32), np.zeros(self.num_envs, bool),
                             self._outcome(nothing))
 
     def step(self, actions, active=None) -> BatchStep:
@@ -157,7 +172,7 @@ class BatchedEnv:
         self._add_to_history(np.asarray(actions, dtype=np.int64), seat, phase, standing, trick)
 
         done = state.terminated & ~finished_before
-        rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
+        rewards = np.zeros((self.num_envs, self.seats), np.float32)
         ended = np.flatnonzero(done)
         info = self._outcome(ended)
         if ended.size:
@@ -188,7 +203,7 @@ class BatchedEnv:
             raise ValueError(f"env state lacks {', '.join(missing)}; a state_dict() has them all")
         n = self.num_envs
         arrays = {name: _checked_array(saved["engine"], name, (n,) + shape, dtype)
-                  for name, (shape, dtype, _) in LAYOUT.items()}
+                  for name, (shape, dtype, _) in layout(self.rules.table_shape).items()}
         seat_history = _checked_array(saved, "seat_records", self._seat_history_shape(), np.uint8)
         shared_history = _checked_array(saved, "shared_records", self._shared_history_shape(), np.uint8)
         deal_seeds = self._checked_deal_seeds(saved["deal_seeds"], "the saved deal_seeds")
@@ -201,22 +216,24 @@ class BatchedEnv:
         self._seat_history, self._shared_history = seat_history, shared_history
         self.deal_seeds, self._rng = deal_seeds, rng
         nothing = np.zeros(0, dtype=np.int64)
-        return self._output(np.zeros((n, NUM_SEATS), np.float32), np.zeros(n, bool), self._outcome(nothing))
+        return self._output(np.zeros((n, self.seats), np.float32), np.zeros(n, bool), self._outcome(nothing))
 
     def privileged(self) -> np.ndarray:
-        """``(N, PRIVILEGED_SPEC.size)`` uint8 (or float32, as ``obs_dtype``): every hand and the partner, from the seat
-        to act (seat 0 in a finished game, as for ``obs``). For centralized critics and probes
+        """``(N, privileged_spec(rules).size)`` uint8 (or float32, as ``obs_dtype``): every hand and the partner,
+        from the seat to act (seat 0 in a finished game, as for ``obs``). For centralized critics and probes
         only: an acting policy must not see it."""
         view = encode_privileged(self.state, np.maximum(self.state.current_player, 0).astype(np.int64))
-        return PRIVILEGED_SPEC.in_dtype(view, self.obs_dtype)
+        return privileged_spec(self.rules).in_dtype(view, self.obs_dtype)
 
     # --- internals -------------------------------------------------------------------
 
     def _seat_history_shape(self) -> tuple:
-        return self.num_envs, NUM_SEATS, SEAT_HISTORY.stop - SEAT_HISTORY.start
+        own = self._history.seat_history
+        return self.num_envs, self.seats, own.stop - own.start
 
     def _shared_history_shape(self) -> tuple:
-        return self.num_envs, SHARED_HISTORY.stop - SHARED_HISTORY.start
+        shared = self._history.shared_history
+        return self.num_envs, shared.stop - shared.start
 
     def _checked_deal_seeds(self, seeds, name: str) -> np.ndarray:
         """``seeds`` as an int64 copy if they are one engine seed per game, else a ValueError."""
@@ -230,16 +247,16 @@ class BatchedEnv:
         return seeds.astype(np.int64)
 
     def _output(self, rewards: np.ndarray, done: np.ndarray, info: dict) -> BatchStep:
-        state = self.state
+        state, spec, history = self.state, self.observation_spec, self._history
         seat = np.maximum(state.current_player, 0).astype(np.int64)  # a finished game shows seat 0
-        obs = np.empty((self.num_envs, SPEC.size), dtype=SPEC.dtype)
-        obs[:, :HISTORY.start] = 0  # the history is copied in whole below
+        obs = np.empty((self.num_envs, spec.size), dtype=spec.dtype)
+        obs[:, :spec.history.start] = 0  # the history is copied in whole below
         encode_state_of_play(state, seat, out=obs)
-        obs[:, SEAT_HISTORY] = self._seat_history.reshape(self.num_envs * NUM_SEATS, -1)[
-            np.arange(self.num_envs) * NUM_SEATS + seat]
-        obs[:, SHARED_HISTORY] = self._shared_history
+        obs[:, history.seat_history] = self._seat_history.reshape(self.num_envs * self.seats, -1)[
+            np.arange(self.num_envs) * self.seats + seat]
+        obs[:, history.shared_history] = self._shared_history
         info["deal_seed"] = self.deal_seeds.copy()
-        return BatchStep(SPEC.in_dtype(obs, self.obs_dtype), state.legal_action_mask, seat, rewards, done, info)
+        return BatchStep(spec.in_dtype(obs, self.obs_dtype), state.legal_action_mask, seat, rewards, done, info)
 
     def _outcome(self, ended: np.ndarray) -> dict:
         state, n = self.state, self.num_envs
@@ -259,22 +276,24 @@ class BatchedEnv:
             "multiplier": column(state.multiplier[ended], 0, np.int16),
             "contract": column(state.high_bid[ended], 0, np.int16),  # the winning bid's action id, 0: void hand
             "called_trick": column(called_trick(state, ended), -1, np.int8),
-            "captured_points": column(state.captured_points[ended], 0, np.int16),  # (N, 5), by seat
+            "captured_points": column(state.captured_points[ended], 0, np.int16),  # (N, seats), by seat
         }
 
     def _add_to_history(self, actions, seat, phase, standing, trick) -> None:
-        """Add the action each game just took to the history of all five seats."""
+        """Add the action each game just took to the history of every seat."""
         game_width = self._seat_history[0].size
         flat = self._seat_history.reshape(-1)
+        history, seats, tricks = self._history, self.seats, self.state.tables.shape.tricks
         # Games that acted in the auction or in play (finished ones are in neither; calls are
         # no entry). Each entry is written at (the game's history + the entry's place in a
         # seat's history, from the action) + (each viewer's history + the actor's column there).
+        # Discards are no entry either: they are in the caller's view of the state of play.
         in_auction = phase == Phase.AUCTION
         g = np.flatnonzero(in_auction & (actions > 0))
-        flat[(g * game_width + _BIDS + (actions[g] - 1) * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
+        flat[(g * game_width + history.bids + (actions[g] - 1) * seats)[:, None] + history.actor_at[seat[g] + 1]] = 1
         g = np.flatnonzero(in_auction & (actions == 0))
-        flat[(g * game_width + _PASSES + standing[g])[:, None] + _PASSER_AT[seat[g] + 1]] = 1
+        flat[(g * game_width + history.passes + standing[g])[:, None] + history.passer_at[seat[g] + 1]] = 1
         g = np.flatnonzero(phase == Phase.PLAY)
         card = actions[g] - PLAY_OFFSET
-        flat[(g * game_width + _PLAYED_BY + card * NUM_SEATS)[:, None] + _ACTOR_AT[seat[g] + 1]] = 1
-        self._shared_history.reshape(-1)[g * NUM_CARDS * NUM_TRICKS + card * NUM_TRICKS + trick[g]] = 1
+        flat[(g * game_width + history.played_by + card * seats)[:, None] + history.actor_at[seat[g] + 1]] = 1
+        self._shared_history.reshape(-1)[g * NUM_CARDS * tricks + card * tricks + trick[g]] = 1

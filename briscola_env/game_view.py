@@ -14,54 +14,64 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import PASS, PLAY_OFFSET
-from .cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
+from .cards import NUM_CARDS
 from .engine.codes import Phase
-from .observation import HISTORY, NUM_BIDS, SPEC
+from .observation import NUM_BIDS, observation_spec
 from .reference import ReferenceGame
-
-_START = {name: section.start for name, section in SPEC.sections.items()}
 
 
 class GameViews:
-    """The five seats' views of ``game``; call :meth:`step` instead of ``game.step``."""
+    """Every seat's view of ``game``; call :meth:`step` instead of ``game.step``."""
 
     def __init__(self, game: ReferenceGame):
         self.game = game
-        self._views = np.zeros((NUM_SEATS, SPEC.size), dtype=SPEC.dtype)  # only HISTORY kept current
+        self.spec = observation_spec(game.rules)
+        self.seats = game.rules.table_shape.seats
+        self._start = {name: section.start for name, section in self.spec.sections.items()}
+        self._views = np.zeros((self.seats, self.spec.size), dtype=self.spec.dtype)  # only the history kept current
 
     def step(self, action: int) -> None:
         """Play ``action`` in the game and add it to every seat's history."""
-        game = self.game
+        game, start, seats, tricks = self.game, self._start, self.seats, self.game.rules.table_shape.tricks
         seat, phase, standing, trick = game.current_player, game.phase, game.high_bid, len(game.trick_winners)
         game.step(action)
         views = self._views
-        for viewer in range(NUM_SEATS):
-            r = (seat - viewer) % NUM_SEATS
+        for viewer in range(seats):
+            r = (seat - viewer) % seats
             if phase == Phase.AUCTION and action == PASS:
-                views[viewer, _START["auction_passes"] + r * (NUM_BIDS + 1) + standing] = 1
+                views[viewer, start["auction_passes"] + r * (NUM_BIDS + 1) + standing] = 1
             elif phase == Phase.AUCTION:
-                views[viewer, _START["auction_bids"] + (action - 1) * NUM_SEATS + r] = 1
+                views[viewer, start["auction_bids"] + (action - 1) * seats + r] = 1
             elif phase == Phase.PLAY:
                 card = action - PLAY_OFFSET
-                views[viewer, _START["played_by"] + card * NUM_SEATS + r] = 1
-                views[viewer, _START["played_in_trick"] + card * NUM_TRICKS + trick] = 1
+                views[viewer, start["played_by"] + card * seats + r] = 1
+                views[viewer, start["played_in_trick"] + card * tricks + trick] = 1
 
     def observe(self, seat: int) -> np.ndarray:
-        """``(SPEC.size,)`` uint8, a new array: the game as ``seat`` sees it."""
-        game = self.game
-        obs = np.zeros(SPEC.size, dtype=SPEC.dtype)
-        obs[HISTORY] = self._views[seat, HISTORY]
+        """``(spec.size,)`` uint8, a new array: the game as ``seat`` sees it."""
+        game, start, seats, spec = self.game, self._start, self.seats, self.spec
+        obs = np.zeros(spec.size, dtype=spec.dtype)
+        obs[spec.history] = self._views[seat, spec.history]
 
         def one(name: str, index: int) -> None:
-            obs[_START[name] + index] = 1
+            obs[start[name] + index] = 1
 
         def rel(other: int) -> int:
-            return (other - seat) % NUM_SEATS
+            return (other - seat) % seats
 
         mine = game.hands[seat]
         obs[list(mine)] = 1  # hand, at 0..39
-        others = [c for s in range(NUM_SEATS) if s != seat for c in game.hands[s]]
-        obs[[_START["unseen"] + c for c in others]] = 1
+        unseen = {c for s in range(seats) if s != seat for c in game.hands[s]} | game.discards
+        if game.caller < 0:
+            unseen |= game.monte  # nobody has taken it
+        if "monte" in start:
+            done = game.phase == Phase.DONE
+            for name, cards, shown in (("monte", game.monte, (seat == game.caller) or done),
+                                       ("discards", game.discards, seat == game.caller or done)):
+                if shown:
+                    obs[[start[name] + c for c in cards]] = 1
+                    unseen -= cards
+        obs[[start["unseen"] + c for c in unseen]] = 1
         one("phase", game.phase)
         one("dealer", rel(game.dealer))
         if game.current_player >= 0:
@@ -73,18 +83,18 @@ class GameViews:
             one("caller", rel(game.caller))
             one("called_card", game.called_card)
             one("trump", game.trump)
-            obs[_START["i_hold_called"]] = game.called_card in mine
+            obs[start["i_hold_called"]] = game.called_card in mine
         if game.phase == Phase.PLAY:
             trick = game.tricks[-1] if len(game.tricks) > len(game.trick_winners) else []
             for place, (_, card) in enumerate(trick):
                 one("current_trick", place * NUM_CARDS + card)
             one("trick_leader", rel(trick[0][0] if trick else game.current_player))
-        if game.phase >= Phase.PLAY:
+        if game.phase in (Phase.PLAY, Phase.DONE):
             one("trick_index", len(game.trick_winners))
-        for r in range(NUM_SEATS):
-            obs[_START["captured_points"] + r] = game.captured_points[(seat + r) % NUM_SEATS]
-            obs[_START["tricks_won"] + r] = game.tricks_won[(seat + r) % NUM_SEATS]
+        for r in range(seats):
+            obs[start["captured_points"] + r] = game.captured_points[(seat + r) % seats]
+            obs[start["tricks_won"] + r] = game.tricks_won[(seat + r) % seats]
         if game.partner_revealed:
-            obs[_START["partner_revealed"]] = 1
+            obs[start["partner_revealed"]] = 1
             one("partner", rel(game.partner))
         return obs

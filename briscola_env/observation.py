@@ -43,6 +43,20 @@ played_by          1115-1314  40 x 5    [c, r]: card c was played by relative se
 played_in_trick    1315-1634  40 x 8    [c, t]: card c was played in trick t
 =================  =========  ========  ===============================================================
 
+**The layout depends on the rules' table** (:func:`observation_spec`: :data:`SPEC` for the
+standard rules, whose constants, :data:`HISTORY` and :data:`PRIVILEGED_SPEC` among them, stay
+those of the standard game). Seat sections are as wide as the table has seats, ``current_trick``
+holds ``seats - 1`` places, and the trick sections are as wide as a hand has tricks.
+
+**Briscola col monte** (``RulesConfig.monte``, 1675 entries): 7 tricks, so ``trick_index`` is 8
+wide, ``tricks_won`` counts up to 7 and ``played_in_trick`` is 40 x 7; ``phase`` has a fifth
+entry, ``discard`` (the caller's five discards, phase code 4), and two sections follow
+``partner``: ``monte`` (40, the monte's cards: the caller's view once he takes it) and
+``discards`` (40, the caller's discards as he makes them); both are shown to everyone once the
+hand is done, and to nobody else before. ``unseen`` is then what the player cannot place: the
+others' hands, the monte before the auction is won, the discards (but for the caller). The
+privileged view adds the monte and the discards (285 entries).
+
 **Prima mano al buio** (``RulesConfig.blind_first_trick``): the same layout. The first trick is
 played in phase ``play`` before any call, so ``called_card``, ``trump`` and ``i_hold_called`` are
 all zero through it; then ``phase`` reads ``call`` (the trick's cards stay in ``played_by`` and
@@ -59,18 +73,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Optional
 
 import numpy as np
 
 from .actions import CALL_OFFSET, NUM_ACTIONS
-from .cards import NUM_CARDS, NUM_SEATS, NUM_SUITS, NUM_TRICKS, TOTAL_POINTS
+from .cards import NUM_CARDS, NUM_SUITS, TOTAL_POINTS
 from .engine import State
 from .engine.bits import CARD_BIT, to_bool
 from .engine.codes import PHASE_NAMES, Phase
-from .engine.state import partner_revealed
+from .engine.state import not_played, partner_revealed
+from .rules import STANDARD_TABLE, RulesConfig, TableShape
 
 NUM_BIDS = CALL_OFFSET - 1  # bid ids 1..70
-NUM_PHASES = len(PHASE_NAMES)
+STANDARD_PHASES = 4  # auction, call, play, done: the phase codes of a hand without a monte
+NUM_PHASES = STANDARD_PHASES  # the standard view's phase section
 # The environments' obs_dtype choices: the raw views, or the views scaled to [0, 1]
 # (some libraries' default models take float inputs only).
 OBS_DTYPES = ("uint8", "float32")
@@ -105,10 +122,11 @@ class Section:
 
 
 class ObservationSpec:
-    """Layout of a flat observation vector: named sections, in order."""
+    """Layout of a flat observation vector: named sections, in order. ``table_shape`` is the table
+    whose views it lays out (seats, tricks, monte)."""
 
     def __init__(self, sections: list[tuple[str, tuple, str]], scale: dict[str, float] | None = None,
-                 dtype=np.uint8):
+                 dtype=np.uint8, table_shape: TableShape = STANDARD_TABLE):
         self.sections: dict[str, Section] = {}
         start = 0
         for name, shape, meaning in sections:
@@ -117,11 +135,18 @@ class ObservationSpec:
         self.size = start
         self.shape = (start,)
         self.dtype = np.dtype(dtype)
+        self.table_shape = table_shape
         # Multiply an observation by this to bring every entry into [0, 1] (counts are stored raw).
         self.scale = np.ones(start, dtype=np.float32)
         for name, factor in (scale or {}).items():
             self.scale[self[name]] = factor
         self.high = (1 / self.scale).round().astype(self.dtype)  # largest value of each entry
+
+    @property
+    def history(self) -> slice:
+        """The history sections (from ``auction_bids`` on, to the end), contiguous: :data:`HISTORY`
+        of this layout."""
+        return slice(self.sections["auction_bids"].start, self.size)
 
     def scaled(self, obs: np.ndarray) -> np.ndarray:
         """Observations ``(..., size)`` as float32 in ``[0, 1]``: ``obs * self.scale``, the same
@@ -154,53 +179,104 @@ class ObservationSpec:
         return "\n".join(rows + [rule])
 
 
-SPEC = ObservationSpec([
-    # The state of play, rewritten whole at every step.
-    ("hand", (NUM_CARDS,), "1 if I hold card c (index = card id)"),
-    ("unseen", (NUM_CARDS,), "cards neither in my hand nor played: somewhere in the others' hands"),
-    ("phase", (NUM_PHASES,), "one-hot: auction, call, play, done"),
-    ("dealer", (NUM_SEATS,), "one-hot relative seat of the dealer (my position follows from it)"),
-    ("to_act", (NUM_SEATS,), "one-hot relative seat of the player to act; 0 once done"),
-    ("high_bid", (NUM_BIDS + 1,), "one-hot standing bid id (0: no bid yet)"),
-    ("high_bidder", (NUM_SEATS,), "one-hot relative seat holding the standing bid"),
-    ("caller", (NUM_SEATS,), "one-hot relative seat of the caller, once the auction is won"),
-    ("called_card", (NUM_CARDS,), "one-hot called card"),
-    ("trump", (NUM_SUITS,), "one-hot trump suit"),
-    ("i_hold_called", (1,), "I hold the called card: I am the partner (or the caller, playing solo)"),
-    ("current_trick", (NUM_SEATS - 1, NUM_CARDS), "[i, c]: card c is the i-th card on the table in the current trick"),
-    ("trick_leader", (NUM_SEATS,), "one-hot relative seat that led the current trick (in play)"),
-    ("trick_index", (NUM_TRICKS + 1,), "one-hot current trick 0..7, 8 once all are played (in play or done)"),
-    ("captured_points", (NUM_SEATS,), "per relative seat, card points taken so far (0..120)"),
-    ("tricks_won", (NUM_SEATS,), "per relative seat, tricks taken so far (0..8)"),
-    ("partner_revealed", (1,), "the called card has been played"),
-    ("partner", (NUM_SEATS,), "one-hot relative seat of the partner once revealed (the caller if solo)"),
-    # The history of the hand: entries are only ever added, one action at a time.
-    ("auction_bids", (NUM_BIDS, NUM_SEATS),
-     "[a-1, r]: bid a (ids 1..70: ranks, then 61..120) was made by relative seat r"),
-    ("auction_passes", (NUM_SEATS, NUM_BIDS + 1),
-     "[r, h]: relative seat r passed while the standing bid was id h (0: none)"),
-    ("played_by", (NUM_CARDS, NUM_SEATS), "[c, r]: card c was played by relative seat r"),
-    ("played_in_trick", (NUM_CARDS, NUM_TRICKS), "[c, t]: card c was played in trick t"),
-], scale={"captured_points": 1 / TOTAL_POINTS, "tricks_won": 1 / NUM_TRICKS})
-HISTORY = slice(SPEC.sections["auction_bids"].start, SPEC.size)  # the history sections, contiguous
-
-PRIVILEGED_SPEC = ObservationSpec([
-    ("hands", (NUM_SEATS, NUM_CARDS), "[r, c]: relative seat r holds card c"),
-    ("partner", (NUM_SEATS,), "one-hot relative seat of the partner (the caller if solo), once the call is made"),
-])
+def _phase_names(shape: TableShape) -> str:
+    return ", ".join(PHASE_NAMES[:STANDARD_PHASES + (1 if shape.monte_size else 0)])
 
 
-# RELATIVE_SEAT[me, seat + 1]: seat as the views show it to me (0 = me, 1 = next, ...); seat -1 (nobody)
-# -> NUM_SEATS, the index one-hot encoding writes as all zeros.
-RELATIVE_SEAT = np.array([[NUM_SEATS] + [(seat - me) % NUM_SEATS for seat in range(NUM_SEATS)]
-                      for me in range(NUM_SEATS)], dtype=np.int64)
-_AROUND = (np.arange(NUM_SEATS)[:, None] + np.arange(NUM_SEATS)) % NUM_SEATS  # [me, r]: absolute seat
+@lru_cache(maxsize=None)
+def spec_for_table(shape: TableShape) -> ObservationSpec:
+    """The view's layout at a table of ``shape`` (:func:`observation_spec` of rules played there)."""
+    seats, tricks = shape.seats, shape.tricks
+    phases = STANDARD_PHASES + (1 if shape.monte_size else 0)
+    monte = [
+        ("monte", (NUM_CARDS,), "the monte's cards: seen by the caller once he takes it, by all once done"),
+        ("discards", (NUM_CARDS,), "the caller's discards: seen by him, by all once the hand is done"),
+    ] if shape.monte_size else []
+    unseen = ("cards neither in my hand nor played: somewhere in the others' hands" if not shape.monte_size else
+              "cards I cannot place: in the others' hands, the monte or discards I do not see")
+    return ObservationSpec([
+        # The state of play, rewritten whole at every step.
+        ("hand", (NUM_CARDS,), "1 if I hold card c (index = card id)"),
+        ("unseen", (NUM_CARDS,), unseen),
+        ("phase", (phases,), f"one-hot: {_phase_names(shape)}"),
+        ("dealer", (seats,), "one-hot relative seat of the dealer (my position follows from it)"),
+        ("to_act", (seats,), "one-hot relative seat of the player to act; 0 once done"),
+        ("high_bid", (NUM_BIDS + 1,), "one-hot standing bid id (0: no bid yet)"),
+        ("high_bidder", (seats,), "one-hot relative seat holding the standing bid"),
+        ("caller", (seats,), "one-hot relative seat of the caller, once the auction is won"),
+        ("called_card", (NUM_CARDS,), "one-hot called card"),
+        ("trump", (NUM_SUITS,), "one-hot trump suit"),
+        ("i_hold_called", (1,), "I hold the called card: I am the partner (or the caller, playing solo)"),
+        ("current_trick", (seats - 1, NUM_CARDS),
+         "[i, c]: card c is the i-th card on the table in the current trick"),
+        ("trick_leader", (seats,), "one-hot relative seat that led the current trick (in play)"),
+        ("trick_index", (tricks + 1,),
+         f"one-hot current trick 0..{tricks - 1}, {tricks} once all are played (in play or done)"),
+        ("captured_points", (seats,), f"per relative seat, card points taken so far (0..{TOTAL_POINTS})"),
+        ("tricks_won", (seats,), f"per relative seat, tricks taken so far (0..{tricks})"),
+        ("partner_revealed", (1,), "the called card has been played"),
+        ("partner", (seats,), "one-hot relative seat of the partner once revealed (the caller if solo)"),
+        *monte,
+        # The history of the hand: entries are only ever added, one action at a time.
+        ("auction_bids", (NUM_BIDS, seats),
+         "[a-1, r]: bid a (ids 1..70: ranks, then 61..120) was made by relative seat r"),
+        ("auction_passes", (seats, NUM_BIDS + 1),
+         "[r, h]: relative seat r passed while the standing bid was id h (0: none)"),
+        ("played_by", (NUM_CARDS, seats), "[c, r]: card c was played by relative seat r"),
+        ("played_in_trick", (NUM_CARDS, tricks), "[c, t]: card c was played in trick t"),
+    ], scale={"captured_points": 1 / TOTAL_POINTS, "tricks_won": 1 / tricks}, table_shape=shape)
 
 
-def _relative(seat: np.ndarray, me: np.ndarray) -> np.ndarray:
-    """Seats (any shape, -1 = nobody) as seen from ``me`` (``(B,)``, broadcast over trailing axes)."""
+@lru_cache(maxsize=None)
+def privileged_spec_for_table(shape: TableShape) -> ObservationSpec:
+    """The privileged view's layout at a table of ``shape``."""
+    monte = [("monte", (NUM_CARDS,), "the monte's cards"),
+             ("discards", (NUM_CARDS,), "the caller's discards so far")] if shape.monte_size else []
+    return ObservationSpec([
+        ("hands", (shape.seats, NUM_CARDS), "[r, c]: relative seat r holds card c"),
+        ("partner", (shape.seats,), "one-hot relative seat of the partner (the caller if solo), once the call is made"),
+        *monte,
+    ], table_shape=shape)
+
+
+def observation_spec(rules: Optional[RulesConfig] = None) -> ObservationSpec:
+    """The layout of a player's view under ``rules`` (default: the standard rules, :data:`SPEC`): its
+    sections are sized by the table (seats, tricks) and a monte adds its own."""
+    return spec_for_table(STANDARD_TABLE if rules is None else rules.table_shape)
+
+
+def privileged_spec(rules: Optional[RulesConfig] = None) -> ObservationSpec:
+    """The layout of the privileged view under ``rules`` (default: :data:`PRIVILEGED_SPEC`)."""
+    return privileged_spec_for_table(STANDARD_TABLE if rules is None else rules.table_shape)
+
+
+SPEC = observation_spec()  # the standard game's layout
+HISTORY = SPEC.history  # its history sections
+PRIVILEGED_SPEC = privileged_spec()
+
+
+@lru_cache(maxsize=None)
+def seat_frames(seats: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(relative, around)`` at a table of ``seats``: ``relative[me, seat + 1]``, the seat as the views
+    show it to me (0 = me, 1 = next, ...; seat -1, nobody, -> ``seats``, the index one-hot encoding
+    writes as all zeros); ``around[me, r]``, the absolute seat of my relative seat r."""
+    relative = np.array([[seats] + [(seat - me) % seats for seat in range(seats)] for me in range(seats)],
+                        dtype=np.int64)
+    around = (np.arange(seats)[:, None] + np.arange(seats)) % seats
+    for table in (relative, around):
+        table.setflags(write=False)
+    return relative, around
+
+
+RELATIVE_SEAT, _AROUND = seat_frames(STANDARD_TABLE.seats)  # the standard table's
+
+
+def relative_seats(seat: np.ndarray, me: np.ndarray, seats: int = STANDARD_TABLE.seats) -> np.ndarray:
+    """Seats (any shape, -1 = nobody) as seen from ``me`` (``(B,)``, broadcast over trailing axes), at a
+    table of ``seats``; nobody is ``seats``."""
+    relative = seat_frames(seats)[0]
     me = me.reshape(me.shape + (1,) * (seat.ndim - me.ndim))
-    return RELATIVE_SEAT.reshape(-1)[me * (NUM_SEATS + 1) + seat + 1]
+    return relative.reshape(-1)[me * (seats + 1) + seat + 1]
 
 
 @lru_cache(maxsize=None)
@@ -225,9 +301,10 @@ def _one_hot(out: np.ndarray, value: np.ndarray, width: int) -> None:
 
 def _check(state: State, seats, out: np.ndarray | None, spec: "ObservationSpec") -> tuple[np.ndarray, np.ndarray]:
     seats = np.asarray(seats)
+    top = state.tables.shape.seats - 1
     if seats.shape != (state.batch_size,) or seats.dtype.kind not in "iu" or (seats < 0).any() \
-            or (seats >= NUM_SEATS).any():
-        raise ValueError(f"seats must be an int array of shape ({state.batch_size},) with values 0..4; "
+            or (seats > top).any():
+        raise ValueError(f"seats must be an int array of shape ({state.batch_size},) with values 0..{top}; "
                          f"got {seats!r}")
     shape = (state.batch_size, spec.size)
     if out is None:
@@ -247,15 +324,18 @@ def _table(width: int, index: np.ndarray, value: np.ndarray, valid: np.ndarray, 
 
 
 def encode(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
-    """``(B, SPEC.size)`` uint8: the view of game ``b`` from seat ``seats[b]``.
+    """``(B, spec.size)`` uint8 (``spec``: :func:`observation_spec` of ``state.rules``, :data:`SPEC` for
+    the standard rules): the view of game ``b`` from seat ``seats[b]``.
 
     Reads only what that seat may know: its own hand and the public history.
     ``out``, if given, is filled in place (and returned). Every section is
     written whole, so nothing needs zeroing first.
     """
-    me, out = _check(state, seats, out, SPEC)
-    out[:, :HISTORY.start] = encode_state_of_play(state, me)
-    encode_history(state, me, out[:, HISTORY])
+    spec = spec_for_table(state.tables.shape)
+    me, out = _check(state, seats, out, spec)
+    history = spec.history
+    out[:, :history.start] = encode_state_of_play(state, me)
+    encode_history(state, me, out[:, history])
     return out
 
 
@@ -263,17 +343,20 @@ assert (SPEC.sections["hand"].start, SPEC.sections["unseen"].start) == (0, NUM_C
 
 
 def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``(B, HISTORY.start)`` uint8: the sections before :data:`HISTORY` for seats ``me``.
+    """``(B, spec.history.start)`` uint8: the sections before the history for seats ``me``.
 
     Mostly single ones in a zeroed block: they are scattered by flat index,
     which costs far less than writing short one-hot rows. ``out``, if given, is
-    a C-contiguous ``(B, n >= HISTORY.start)`` array whose first
-    ``HISTORY.start`` columns are zero: the sections are written there (and
+    a C-contiguous ``(B, n >= spec.history.start)`` array whose first
+    ``spec.history.start`` columns are zero: the sections are written there (and
     that block of ``out`` is returned), saving a copy."""
+    shape = state.tables.shape
+    spec = spec_for_table(shape)
+    seats, start = shape.seats, spec.history.start
     B = state.batch_size
     games = np.arange(B)
     if out is None:
-        out = np.zeros((B, HISTORY.start), dtype=SPEC.dtype)
+        out = np.zeros((B, start), dtype=spec.dtype)
     flat = out.reshape(-1)
     row = games * out.shape[1]
 
@@ -282,90 +365,122 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
     def one(name: str, value: np.ndarray, known: np.ndarray | None = None) -> None:
         singles.append((name, value, known))
 
-    my_hand = state.hidden.hand_bits.reshape(-1)[games * NUM_SEATS + me]  # the one hidden fact he may see
-    # The union of the hands is public: the 40 cards less those played. Less mine: unseen.
-    in_hands = state.hidden.held
+    def relative(seat: np.ndarray) -> np.ndarray:
+        return relative_seats(seat, me, seats)
+
+    my_hand = state.hidden.hand_bits.reshape(-1)[games * seats + me]  # the one hidden fact he may see
+    # The cards not played are public: the 40 less those played. Less mine (and what else I see): unseen.
+    in_hands = not_played(state)
+    seen = my_hand
+    if shape.monte_size:
+        seen = seen | _write_monte(state, me, out, spec)
     words = np.empty((B, 2, 1), dtype=np.uint64)
-    words[:, 0, 0], words[:, 1, 0] = my_hand, in_hands & ~my_hand
+    words[:, 0, 0], words[:, 1, 0] = my_hand, in_hands & ~seen
     cards = to_bool(words, NUM_CARDS)  # (B, 2, 40)
     out[:, :2 * NUM_CARDS] = cards.reshape(B, -1)
     one("phase", state.phase)
-    one("dealer", _relative(state.dealer, me))
+    one("dealer", relative(state.dealer))
     player = state.current_player
-    one("to_act", _relative(player, me), player >= 0)
+    one("to_act", relative(player), player >= 0)
     one("high_bid", state.high_bid)
-    one("high_bidder", _relative(state.high_bidder, me), state.high_bidder >= 0)
+    one("high_bidder", relative(state.high_bidder), state.high_bidder >= 0)
 
     called = state.called_card.astype(np.int64)
     known = called >= 0
-    one("caller", _relative(state.caller, me), known)
+    one("caller", relative(state.caller), known)
     one("called_card", called, known)
     one("trump", state.trump, known)
-    out[:, SPEC["i_hold_called"].start] = known & ((my_hand & CARD_BIT[np.maximum(called, 0)]) != 0)
+    out[:, spec["i_hold_called"].start] = known & ((my_hand & CARD_BIT[np.maximum(called, 0)]) != 0)
 
     in_play = state.phase == Phase.PLAY
     trick = state.trick_index.astype(np.int64)
-    at_trick = games * NUM_TRICKS + np.minimum(trick, NUM_TRICKS - 1)  # flat index of the current trick
-    current = state.trick_cards.reshape(-1)[at_trick[:, None] * NUM_SEATS + np.arange(NUM_SEATS - 1)]
+    tricks = shape.tricks
+    at_trick = games * tricks + np.minimum(trick, tricks - 1)  # flat index of the current trick
+    current = state.trick_cards.reshape(-1)[at_trick[:, None] * seats + np.arange(seats - 1)]
     on_table = in_play[:, None] & (current >= 0)
-    flat[row[:, None] + SPEC.sections["current_trick"].start + np.arange(NUM_SEATS - 1) * NUM_CARDS
+    flat[row[:, None] + spec.sections["current_trick"].start + np.arange(seats - 1) * NUM_CARDS
          + current * on_table] = on_table  # a place with no card writes a 0 over its own row
-    one("trick_leader", _relative(state.trick_leaders.reshape(-1)[at_trick], me), in_play)
-    one("trick_index", trick, state.phase >= Phase.PLAY)
+    one("trick_leader", relative(state.trick_leaders.reshape(-1)[at_trick]), in_play)
+    one("trick_index", trick, in_play | (state.phase == Phase.DONE))
 
-    around = games[:, None] * NUM_SEATS + _AROUND[me]  # flat index of each relative seat's entry
-    out[:, SPEC["captured_points"]] = state.captured_points.reshape(-1)[around]
-    out[:, SPEC["tricks_won"]] = state.tricks_won.reshape(-1)[around]
+    around = games[:, None] * seats + seat_frames(seats)[1][me]  # flat index of each relative seat's entry
+    out[:, spec["captured_points"]] = state.captured_points.reshape(-1)[around]
+    out[:, spec["tricks_won"]] = state.tricks_won.reshape(-1)[around]
 
     revealed = partner_revealed(called, in_hands)
-    out[:, SPEC["partner_revealed"].start] = revealed
-    one("partner", _relative(state.hidden.partner, me), revealed)
+    out[:, spec["partner_revealed"].start] = revealed
+    one("partner", relative(state.hidden.partner), revealed)
 
     # One scatter for all the one-hot entries: each row's writes then land close together.
     # An unknown value writes a 0 over its section's first entry, which has no other one to hold.
     at = np.empty((B, len(singles)), dtype=np.int64)
-    written = np.ones((B, len(singles)), dtype=SPEC.dtype)
+    written = np.ones((B, len(singles)), dtype=spec.dtype)
     for j, (name, value, known) in enumerate(singles):
         at[:, j] = value
         if known is not None:
             at[:, j] *= known
             written[:, j] = known
-    at += row[:, None] + np.array([SPEC.sections[name].start for name, _, _ in singles])
+    at += row[:, None] + np.array([spec.sections[name].start for name, _, _ in singles])
     flat[at] = written
-    return out[:, :HISTORY.start]
+    return out[:, :start]
+
+
+def _write_monte(state: State, me: np.ndarray, out: np.ndarray, spec: ObservationSpec) -> np.ndarray:
+    """Write the ``monte`` and ``discards`` sections for seats ``me``; return the cards they show.
+
+    The caller sees the monte once he has taken it (the auction won) and his discards as he makes
+    them; everyone sees both once the hand is done."""
+    done = state.phase == Phase.DONE
+    caller = state.caller
+    monte_seen = ((caller == me) & (caller >= 0)) | done
+    monte = np.where(monte_seen, state.hidden.monte, np.uint64(0))
+    discards = np.where((caller == me) | done, state.hidden.discards, np.uint64(0))
+    words = np.stack([monte, discards], axis=1)[:, :, None]
+    out[:, spec["monte"].start:spec["discards"].stop] = to_bool(words, NUM_CARDS).reshape(len(me), -1)
+    return monte | discards
 
 
 def encode_history(state: State, me: np.ndarray, out: np.ndarray) -> None:
-    """Write the :data:`HISTORY` sections (``out`` is ``(B, HISTORY size)``) for seats ``me``."""
+    """Write the history sections (``out`` is ``(B, history size)``) for seats ``me``."""
     B = state.batch_size
-    view = lambda name: SPEC.view(out, name, HISTORY.start)  # noqa: E731
+    shape = state.tables.shape
+    seats, tricks = shape.seats, shape.tricks
+    spec = spec_for_table(shape)
+    view = lambda name: spec.view(out, name, spec.history.start)  # noqa: E731
 
     # The auction: who made each bid, and over which standing bid each seat passed.
     length = int(state.auction_length.max(initial=0))
     acts = state.auction_actions[:, :length].astype(np.int64)
-    who = _relative(state.auction_seats[:, :length], me)
-    _one_hot(view("auction_bids"), _table(NUM_BIDS + 1, acts, who, acts > 0, NUM_SEATS)[:, 1:], NUM_SEATS)
+    who = relative_seats(state.auction_seats[:, :length], me, seats)
+    _one_hot(view("auction_bids"), _table(NUM_BIDS + 1, acts, who, acts > 0, seats)[:, 1:], seats)
     standing = np.maximum.accumulate(np.maximum(acts, 0), axis=1)
     standing_before = np.concatenate([np.zeros((B, 1), np.int64), standing], axis=1)[:, :length]
-    passes = _table(NUM_SEATS, who, standing_before, acts == 0, NUM_BIDS + 1)
+    passes = _table(seats, who, standing_before, acts == 0, NUM_BIDS + 1)
     _one_hot(view("auction_passes"), passes, NUM_BIDS + 1)
 
     # Cards played: by whom and in which trick.
-    cards = state.trick_cards.reshape(B, -1).astype(np.int64)  # (B, 40): trick t, place i at 5t + i
+    cards = state.trick_cards.reshape(B, -1).astype(np.int64)  # (B, tricks * seats): trick t, place i at t*seats + i
     played = cards >= 0
-    seat_of = _AROUND.reshape(-1)[state.trick_leaders.astype(np.int64)[:, :, None] * NUM_SEATS
-                                  + np.arange(NUM_SEATS)].reshape(B, -1)
-    _one_hot(view("played_by"), _table(NUM_CARDS, cards, _relative(seat_of, me), played, NUM_SEATS), NUM_SEATS)
-    trick_of = np.broadcast_to(np.arange(NUM_CARDS) // NUM_SEATS, (B, NUM_CARDS))
-    _one_hot(view("played_in_trick"), _table(NUM_CARDS, cards, trick_of, played, NUM_TRICKS), NUM_TRICKS)
+    around = seat_frames(seats)[1]
+    seat_of = around.reshape(-1)[state.trick_leaders.astype(np.int64)[:, :, None] * seats
+                                 + np.arange(seats)].reshape(B, -1)
+    _one_hot(view("played_by"), _table(NUM_CARDS, cards, relative_seats(seat_of, me, seats), played, seats), seats)
+    trick_of = np.broadcast_to(np.arange(shape.cards_in_tricks) // seats, cards.shape)
+    _one_hot(view("played_in_trick"), _table(NUM_CARDS, cards, trick_of, played, tricks), tricks)
 
 
 def encode_privileged(state: State, seats, out: np.ndarray | None = None) -> np.ndarray:
-    """``(B, PRIVILEGED_SPEC.size)`` uint8: every hand and the partner, relative to ``seats``."""
-    me, out = _check(state, seats, out, PRIVILEGED_SPEC)
-    hands = np.take_along_axis(state.hidden.hand_bits, _AROUND[me], 1)
-    PRIVILEGED_SPEC.view(out, "hands")[:] = to_bool(hands[:, :, None], NUM_CARDS)
-    _one_hot(PRIVILEGED_SPEC.view(out, "partner"), _relative(state.hidden.partner, me), NUM_SEATS)
+    """``(B, spec.size)`` uint8 (``spec``: :func:`privileged_spec` of ``state.rules``): every hand and the
+    partner, relative to ``seats`` (and with a monte, the monte and the discards)."""
+    shape = state.tables.shape
+    spec = privileged_spec_for_table(shape)
+    me, out = _check(state, seats, out, spec)
+    hands = np.take_along_axis(state.hidden.hand_bits, seat_frames(shape.seats)[1][me], 1)
+    spec.view(out, "hands")[:] = to_bool(hands[:, :, None], NUM_CARDS)
+    _one_hot(spec.view(out, "partner"), relative_seats(state.hidden.partner, me, shape.seats), shape.seats)
+    if shape.monte_size:
+        words = np.stack([state.hidden.monte, state.hidden.discards], axis=1)[:, :, None]
+        out[:, spec["monte"].start:spec["discards"].stop] = to_bool(words, NUM_CARDS).reshape(len(me), -1)
     return out
 
 

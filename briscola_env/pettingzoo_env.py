@@ -58,6 +58,13 @@ plays a given deal (replays, duplicate play); otherwise the deal is drawn
 from the env's own generator, seeded by ``seed``, and so is the dealer unless
 ``options={"dealer": seat}`` names him.
 
+**Variants that change the table** (RULES.md): with ``monte=True`` (preset ``monte``) the hands
+are of 7 cards, the caller takes the monte and makes five ``discard`` decisions (phase 4, the
+play-card ids) before the call, seven tricks follow, and ``reset(options=...)`` takes the monte's
+five cards as ``"monte"`` beside ``"hands"``; the views have a ``monte`` and a ``discards``
+section and the state a monte and discards too. The observation space's size is that of
+:func:`~briscola_env.observation.observation_spec` of the rules (1635 in the standard game).
+
 As in PettingZoo's classic games, once the hand is over each agent steps out
 with ``step(None)``; ``step`` or ``last`` after every agent has stepped out,
 or any call but ``reset`` before the first hand, raises a ``RuntimeError``
@@ -79,11 +86,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_text
-from .cards import NUM_CARDS, NUM_SEATS
+from .cards import NUM_CARDS
 from .engine import MAX_SEED, PHASE_NAMES, Hidden, Phase, State, deal_from_seeds, hands_to_deal, init_from_deals
+from .engine.bits import CARD_BIT
 from .engine.deal import hand_bits
 from .game_view import GameViews
-from .observation import PRIVILEGED_SPEC, SPEC, ObservationSpec, check_obs_dtype, encode_privileged
+from .observation import ObservationSpec, check_obs_dtype, encode_privileged, observation_spec, privileged_spec
 from .reference import ReferenceGame
 from .render import render_text
 from .rewards import check_reward_mode, rewards_for
@@ -111,9 +119,13 @@ def observation_box(spec: ObservationSpec, dtype: np.dtype) -> spaces.Box:
     return spaces.Box(low=0.0, high=1.0, shape=spec.shape, dtype=dtype)
 
 
-def _is_seat(value) -> bool:
+def _is_seat(value, seats: int) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
-        and 0 <= value < NUM_SEATS
+        and 0 <= value < seats
+
+
+def _card_set(cards) -> np.uint64:
+    return np.uint64(sum(int(CARD_BIT[c]) for c in cards))
 
 
 class raw_env(AECEnv):
@@ -136,23 +148,25 @@ class raw_env(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
                              f"got {render_mode!r}")
-        if render_view != "omniscient" and not _is_seat(render_view):
-            raise ValueError(f"render_view must be 'omniscient' or a seat 0..4; got {render_view!r}")
+        self.seats = self.rules.table_shape.seats
+        if render_view != "omniscient" and not _is_seat(render_view, self.seats):
+            raise ValueError(f"render_view must be 'omniscient' or a seat 0..{self.seats - 1}; got {render_view!r}")
         if lang not in ("it", "en"):
             raise ValueError(f"lang must be 'it' or 'en'; got {lang!r}")
         self.render_mode, self.render_view, self.lang = render_mode, render_view, lang
 
-        self.possible_agents = [f"player_{s}" for s in range(NUM_SEATS)]
+        self.possible_agents = [f"player_{s}" for s in range(self.seats)]
+        self.spec, self.state_spec = observation_spec(self.rules), privileged_spec(self.rules)
         self.agents = self.possible_agents[:]
         self._seat = {agent: s for s, agent in enumerate(self.possible_agents)}
         # One space object for every agent, as PettingZoo expects.
         self._observation_space = spaces.Dict({
-            "observation": observation_box(SPEC, self.obs_dtype),
+            "observation": observation_box(self.spec, self.obs_dtype),
             "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
-        self.state_space = observation_box(PRIVILEGED_SPEC, self.obs_dtype)
+        self.state_space = observation_box(self.state_spec, self.obs_dtype)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._rng = np.random.default_rng()
         self.game: Optional[ReferenceGame] = None
@@ -172,14 +186,17 @@ class raw_env(AECEnv):
         if not isinstance(options, dict):
             raise ValueError(f"options must be a dict; got {type(options).__name__}")
         dealer = options.get("dealer")
-        if "dealer" in options and not _is_seat(dealer):
-            raise ValueError(f'options["dealer"] must be a seat 0..4; got {dealer!r}')
+        seats = f"a seat 0..{self.seats - 1}"
+        if "dealer" in options and not _is_seat(dealer, self.seats):
+            raise ValueError(f'options["dealer"] must be {seats}; got {dealer!r}')
+        if "monte" in options and "hands" not in options:
+            raise ValueError('options "monte" goes with "hands" (and "dealer"): the whole deal')
         if "hands" in options:
             if "dealer" not in options:
-                raise ValueError('options "hands" needs a "dealer" too (a seat 0..4)')
-            deal = hands_to_deal(options["hands"]).tolist()
+                raise ValueError(f'options "hands" needs a "dealer" too ({seats})')
+            deal = hands_to_deal(options["hands"], options.get("monte"), self.rules).tolist()
         else:
-            deals, dealers = deal_from_seeds(self._rng.integers(0, MAX_SEED, 1))
+            deals, dealers = deal_from_seeds(self._rng.integers(0, MAX_SEED, 1), self.rules)
             deal = deals[0].tolist()
             dealer = int(dealers[0]) if dealer is None else int(dealer)
         self.game = ReferenceGame(self.rules, deal, dealer)  # checks the dealer
@@ -218,12 +235,12 @@ class raw_env(AECEnv):
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             if agent == self.agent_selection and not self.game.terminated:
                 mask[self._legal_actions()] = 1
-            view = SPEC.in_dtype(self._views.observe(self._seat[agent]), self.obs_dtype)
+            view = self.spec.in_dtype(self._views.observe(self._seat[agent]), self.obs_dtype)
             self._observed[agent] = {"observation": view, "action_mask": mask}
         return self._observed[agent]
 
     def state(self) -> np.ndarray:
-        """``(PRIVILEGED_SPEC.size,)`` uint8 (or float32, as ``obs_dtype``), a new array: every
+        """``(self.state_spec.size,)`` uint8 (or float32, as ``obs_dtype``), a new array: every
         hand and the partner, relative to the seat to act (seat 0 once the hand is over). For
         centralized critics only."""
         self._check_hand("state", needs_agents=False)
@@ -235,9 +252,12 @@ class raw_env(AECEnv):
         holder = np.full((1, NUM_CARDS), -1, dtype=np.int8)  # -1: played, held by nobody
         for seat, hand in enumerate(game.hands):
             holder[0, list(hand)] = seat
-        self._engine_game.hidden = Hidden(hand_bits(holder), np.array([game.partner], dtype=np.int8))
+        monte = None if self.state_spec.table_shape.monte_size == 0 else \
+            (np.array([_card_set(game.monte)]), np.array([_card_set(game.discards)]))
+        self._engine_game.hidden = Hidden(hand_bits(holder, self.seats), np.array([game.partner], dtype=np.int8),
+                                          *(monte or ()))
         view = encode_privileged(self._engine_game, np.array([max(game.current_player, 0)]))[0]
-        return PRIVILEGED_SPEC.in_dtype(view, self.obs_dtype)
+        return self.state_spec.in_dtype(view, self.obs_dtype)
 
     def _legal_actions(self) -> list[int]:
         if self._legal is None:
@@ -290,7 +310,7 @@ class raw_env(AECEnv):
     def _set_infos(self, phase: int, outcome: Optional[dict] = None, payoffs: Optional[np.ndarray] = None) -> None:
         """New dicts, not updates of the old ones (an info a caller kept stays as it was), each with
         every key: the outcome's "not yet" values, then ``outcome`` over them."""
-        payoffs = np.zeros(NUM_SEATS) if payoffs is None else payoffs
+        payoffs = np.zeros(self.seats) if payoffs is None else payoffs
         values = {"phase": int(phase), **NO_OUTCOME, **(outcome or {})}
         # The array is copied per agent: a caller mutating one info must not change another's.
         self.infos = {agent: {**values, "payoffs": payoffs.copy()} for agent in self.possible_agents}

@@ -13,6 +13,10 @@ Schema (``"version": 1``)::
      "outcome": {"payoffs": [5 numbers], "caller": seat or -1, "partner": seat or -1,
                  "team_points": int, "made": bool, "multiplier": int}}
 
+At a table of another shape (the rules' ``table_shape``) the seats, the names and the payoffs are
+as many as its seats, and with a monte its cards have the holder one past the last seat in
+``deal``, and the record adds ``"discards": ["A♥", ...]`` (the caller's, by card id).
+
 ``actions`` alone, with the deal and the rules, replays the hand
 (:func:`replay`); the other fields are there for people and other tools, and
 :func:`validate` checks that they say what the replay says.
@@ -31,7 +35,7 @@ import numpy as np
 
 from . import engine
 from .actions import NUM_ACTIONS, action_to_text
-from .cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, card_str
+from .cards import NUM_CARDS, card_str
 from .reference import ReferenceGame
 from .render import printable
 from .rules import PayoffTable, RulesConfig
@@ -47,13 +51,16 @@ def _outcome(payoffs, caller, partner, team_points, made, multiplier) -> dict:
             "team_points": int(team_points), "made": bool(made), "multiplier": int(multiplier)}
 
 
-def _described(auction, called_card: int, plays, outcome: dict, ten_card: str) -> dict:
+def _described(auction, called_card: int, plays, outcome: dict, rules: RulesConfig, discards=()) -> dict:
     """The fields of a record that describe the hand: ``auction`` and ``plays`` are (seat, action id)
-    and (seat, card id) pairs in order."""
-    return {"auction": [[int(seat), action_to_text(a, ten_card)] for seat, a in auction],
-            "call": card_str(int(called_card)) if called_card >= 0 else None,
-            "plays": [[int(seat), card_str(int(card))] for seat, card in plays],
-            "outcome": outcome}
+    and (seat, card id) pairs in order, ``discards`` card ids (a record has them with a monte only)."""
+    described = {"auction": [[int(seat), action_to_text(a, rules.ten_card)] for seat, a in auction],
+                 "call": card_str(int(called_card)) if called_card >= 0 else None,
+                 "plays": [[int(seat), card_str(int(card))] for seat, card in plays],
+                 "outcome": outcome}
+    if rules.monte:
+        described["discards"] = [card_str(int(card)) for card in sorted(discards)]
+    return described
 
 
 def record(rules: RulesConfig, deal: Sequence[int], dealer: int, actions: Sequence[int],
@@ -73,7 +80,7 @@ def record(rules: RulesConfig, deal: Sequence[int], dealer: int, actions: Sequen
         "actions": [int(a) for a in actions],
         **_described(game.auction, game.called_card, [play for trick in game.tricks for play in trick],
                      _outcome(game.payoffs, game.caller, game.partner, game.team_points, game.made,
-                              game.multiplier), rules.ten_card),
+                              game.multiplier), rules, game.discards),
     }
 
 
@@ -229,14 +236,18 @@ def _checked_rules(r) -> RulesConfig:
     if r["version"] != VERSION:
         raise ValueError(f"version: {_shown(r['version'])}, this version of briscola_env reads {VERSION}")
     deal, agents, actions = r["deal"], r["agents"], r["actions"]
-    if not (isinstance(deal, list) and len(deal) == NUM_CARDS and all(_is_int(s, 0, NUM_SEATS - 1) for s in deal)
-            and all(deal.count(s) == CARDS_PER_HAND for s in range(NUM_SEATS))):
-        raise ValueError(f"deal: expected the seat 0..4 of each of the {NUM_CARDS} cards, {CARDS_PER_HAND} "
-                         f"cards a seat; got {_shown(deal)}")
-    if not _is_int(r["dealer"], 0, NUM_SEATS - 1):
-        raise ValueError(f"dealer: expected a seat 0..4; got {_shown(r['dealer'])}")
-    if not (isinstance(agents, list) and len(agents) == NUM_SEATS and all(isinstance(a, str) for a in agents)):
-        raise ValueError(f"agents: expected {NUM_SEATS} names; got {_shown(agents)}")
+    shape = _table_shape(r)
+    seats, top = shape.seats, shape.monte_holder if shape.monte_size else shape.seats - 1
+    wanted = [shape.hand_size] * seats + ([shape.monte_size] if shape.monte_size else [])
+    if not (isinstance(deal, list) and len(deal) == NUM_CARDS and all(_is_int(s, 0, top) for s in deal)
+            and [deal.count(s) for s in range(top + 1)] == wanted):
+        monte = f" ({shape.monte_holder}: the monte, {shape.monte_size} cards)" if shape.monte_size else ""
+        raise ValueError(f"deal: expected the seat 0..{seats - 1}{monte} of each of the {NUM_CARDS} cards, "
+                         f"{shape.hand_size} cards a seat; got {_shown(deal)}")
+    if not _is_int(r["dealer"], 0, seats - 1):
+        raise ValueError(f"dealer: expected a seat 0..{seats - 1}; got {_shown(r['dealer'])}")
+    if not (isinstance(agents, list) and len(agents) == seats and all(isinstance(a, str) for a in agents)):
+        raise ValueError(f"agents: expected {seats} names; got {_shown(agents)}")
     if not (isinstance(actions, list) and all(_is_int(a, 0, NUM_ACTIONS - 1) for a in actions)):
         bad = next((a for a in actions if not _is_int(a, 0, NUM_ACTIONS - 1)), actions) \
             if isinstance(actions, list) else actions
@@ -247,6 +258,15 @@ def _checked_rules(r) -> RulesConfig:
         return rules_of(r)
     except (TypeError, ValueError) as error:
         raise ValueError(f"rules: {error}") from None
+
+
+def _table_shape(r: dict):
+    """The table of a record's rules, to check its deal by; the standard one if its rules do not
+    even give that (their fault is then reported on its own, once the fields are checked)."""
+    try:
+        return rules_of(r).table_shape
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return RulesConfig().table_shape
 
 
 def _play(rules: RulesConfig, group: Sequence[dict]) -> tuple[engine.State, dict[int, str]]:
@@ -285,20 +305,23 @@ def _replayed_fields(state: engine.State, k: int) -> dict:
     """What the record of the finished game ``k`` of ``state`` says about the hand."""
     length = state.auction_length[k]
     auction = zip(state.auction_seats[k, :length], state.auction_actions[k, :length])
-    plays = [((leader + i) % NUM_SEATS, card)
+    seats = state.tables.shape.seats
+    plays = [((leader + i) % seats, card)
              for leader, cards in zip(state.trick_leaders[k], state.trick_cards[k]) if leader >= 0
              for i, card in enumerate(cards) if card >= 0]
     void = state.caller[k] < 0
     # A void hand is never scored: the engine leaves its multiplier at 0, the reference at 1.
     outcome = _outcome(state.rewards[k], state.caller[k], state.hidden.partner[k], state.team_points[k],
                        state.contract_made[k], 1 if void else state.multiplier[k])
-    return _described(auction, state.called_card[k], plays, outcome, state.rules.ten_card)
+    discards = [] if state.hidden.discards is None else \
+        [c for c in range(NUM_CARDS) if int(state.hidden.discards[k]) >> c & 1]
+    return _described(auction, state.called_card[k], plays, outcome, state.rules, discards)
 
 
 def _difference(r: dict, replayed: dict) -> Optional[str]:
     """Where the record ``r`` says something else than its replay (``None`` if nowhere)."""
     for name, value in replayed.items():
-        recorded = r[name]
+        recorded = r.get(name)  # (only "discards", of a monte's hand, may be missing: never so recorded)
         if name == "outcome" and isinstance(recorded, dict):
             for key, expected in value.items():
                 got = recorded.get(key)

@@ -23,14 +23,11 @@ from .actions import (
     rank_bid,
 )
 from .cards import (
-    CARDS_PER_HAND,
     FACE_ORDER,
     FACE_POINTS,
     NUM_CARDS,
     NUM_FACES,
-    NUM_SEATS,
     NUM_SUITS,
-    NUM_TRICKS,
     TOTAL_POINTS,
     card_id,
 )
@@ -65,18 +62,26 @@ class ReferenceGame:
     """One hand of Briscola Chiamata: auction, call, eight tricks, scoring (and the variants' steps)."""
 
     def __init__(self, rules: RulesConfig, deal: Sequence[int], dealer: int):
+        """``deal``: each card's holder, a seat, or with a monte ``rules.table_shape.monte_holder``."""
         if not isinstance(rules, RulesConfig):
             raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")
         self.rules = rules
-        self.dealer = _seat(dealer, "dealer")
+        shape = rules.table_shape
+        self.seats, self.num_tricks = shape.seats, shape.tricks
+        self.dealer = _seat(dealer, "dealer", self.seats)
         if len(deal) != NUM_CARDS:
             raise ValueError(f"deal must give the seat of each of the {NUM_CARDS} cards, got {len(deal)} entries")
-        self.hands: list[set[int]] = [set() for _ in range(NUM_SEATS)]
+        piles: list[set[int]] = [set() for _ in range(self.seats + 1)]  # the last: the monte
         for card, holder in enumerate(deal):
-            self.hands[_seat(holder, f"deal[{card}]")].add(card)
+            piles[_seat(holder, f"deal[{card}]", self.seats + bool(shape.monte_size))].add(card)
+        self.hands, self.monte = piles[:-1], piles[-1]
+        self.dealt = [set(hand) for hand in self.hands]  # each seat's cards as dealt, kept as they were
+        self.discards: set[int] = set()
         sizes = [len(hand) for hand in self.hands]
-        if sizes != [CARDS_PER_HAND] * NUM_SEATS:
-            raise ValueError(f"deal must give every seat {CARDS_PER_HAND} cards, got {sizes} cards per seat")
+        if sizes != [shape.hand_size] * self.seats or len(self.monte) != shape.monte_size:
+            monte = f" and the monte {shape.monte_size}" if shape.monte_size else ""
+            raise ValueError(f"deal must give every seat {shape.hand_size} cards{monte}, got {sizes} cards per seat"
+                             + (f" and the monte {len(self.monte)}" if shape.monte_size else ""))
 
         # Card data for the ten_card variant: level 1 = strongest face, and a
         # lower level always beats a higher one within a suit.
@@ -84,9 +89,9 @@ class ReferenceGame:
         self._points_of_face = FACE_POINTS[rules.ten_card]
 
         self.phase = Phase.AUCTION  # a Phase code
-        self.current_player = (self.dealer + 1) % NUM_SEATS
+        self.current_player = (self.dealer + 1) % self.seats
         self.auction: list[tuple[int, int]] = []
-        self.passed = [False] * NUM_SEATS
+        self.passed = [False] * self.seats
         self.high_bid = 0
         self.high_bidder = -1
 
@@ -98,12 +103,12 @@ class ReferenceGame:
 
         self.tricks: list[list[tuple[int, int]]] = []  # a trick is listed once its first card is played
         self.trick_winners: list[int] = []
-        self.captured_points = [0] * NUM_SEATS
-        self.tricks_won = [0] * NUM_SEATS
+        self.captured_points = [0] * self.seats
+        self.tricks_won = [0] * self.seats
 
         self.terminated = False
         self.void = False
-        self.payoffs = [0.0] * NUM_SEATS
+        self.payoffs = [0.0] * self.seats
         self.team_points = -1
         self.made = False
         self.multiplier = 1
@@ -150,6 +155,8 @@ class ReferenceGame:
             return self._legal_call()
         if self.phase == Phase.PLAY:
             return self._legal_play()
+        if self.phase == Phase.DISCARD:
+            return [PLAY_OFFSET + c for c in sorted(self.hands[self.caller])]  # any card, the monte's too
         return []
 
     def _bids_allowed_by_auction(self) -> list[int]:
@@ -177,19 +184,22 @@ class ReferenceGame:
             bids = [b for b in bids
                     if not (is_rank_bid(b) and self.callable_after(b, self.hands[seat]) <= self.hands[seat])]
         forced_to_bid = (self.rules.all_pass == "last_forced" and self.high_bid == 0
-                         and self.passed.count(True) == NUM_SEATS - 1)
+                         and self.passed.count(True) == self.seats - 1)
         return bids if forced_to_bid else [PASS] + bids
 
     def own_cards(self) -> set[int]:
-        """The caller's own cards for the call: his hand, and the card he played in a blind first trick."""
-        own = set(self.hands[self.caller])
+        """The caller's own cards for the call: his hand, his discards, and the card he played in a
+        blind first trick."""
+        own = set(self.hands[self.caller]) | self.discards
         own |= {card for trick in self.tricks for seat, card in trick if seat == self.caller}
         return own
 
     def _legal_call(self) -> list[int]:
         own = self.own_cards()
         cards = self.callable_after(self.high_bid, own)
-        if not self.rules.allow_self_call:
+        if not self.rules.allow_self_call and cards - own:
+            # (With a monte every card he may call can be his own, as he bid before seeing it:
+            # then he calls one of them, solo.)
             cards -= own
         return [CALL_OFFSET + c for c in sorted(cards)]
 
@@ -200,7 +210,7 @@ class ReferenceGame:
         if self.rules.follow_suit and trick:
             k = self.rules.follow_suit_last_k
             trick_index = len(self.trick_winners)
-            if k is None or trick_index >= NUM_TRICKS - k:
+            if k is None or trick_index >= self.num_tricks - k:
                 suit_led = suit_of(trick[0][1])
                 following = {c for c in hand if suit_of(c) == suit_led}
                 if following:
@@ -209,7 +219,7 @@ class ReferenceGame:
 
     def _open_trick(self) -> list[tuple[int, int]]:
         """The trick being played, [] if the next card opens a new one."""
-        if self.tricks and len(self.tricks[-1]) < NUM_SEATS:
+        if self.tricks and len(self.tricks[-1]) < self.seats:
             return self.tricks[-1]
         return []
 
@@ -233,6 +243,8 @@ class ReferenceGame:
             )
         if self.phase == Phase.AUCTION:
             self._step_auction(a)
+        elif self.phase == Phase.DISCARD:
+            self._step_discard(a - PLAY_OFFSET)
         elif self.phase == Phase.CALL:
             self._step_call(a - CALL_OFFSET)
         else:
@@ -247,25 +259,40 @@ class ReferenceGame:
             self.high_bid = action
             self.high_bidder = seat
 
-        active = [s for s in range(NUM_SEATS) if not self.passed[s]]
+        active = [s for s in range(self.seats) if not self.passed[s]]
         if not active:
             self.void = True
             self._finish()
             return
         if len(active) == 1 and active[0] == self.high_bidder:
             self.caller = self.high_bidder
-            if self.rules.blind_first_trick:
-                self._start_play()  # the first trick without trump, the call after it
+            self.current_player = self.caller
+            if self.monte:  # he takes the monte, then discards as many cards
+                self.hands[self.caller] |= self.monte
+                self.phase = Phase.DISCARD
             else:
-                self.phase = Phase.CALL
-                self.current_player = self.caller
+                self._after_discards()
             return
         # Next seat round the table that has not passed; it may be a last
         # player who has not bid yet and still chooses to bid or pass.
-        nxt = (seat + 1) % NUM_SEATS
+        nxt = (seat + 1) % self.seats
         while self.passed[nxt]:
-            nxt = (nxt + 1) % NUM_SEATS
+            nxt = (nxt + 1) % self.seats
         self.current_player = nxt
+
+    def _step_discard(self, card: int) -> None:
+        self.hands[self.caller].remove(card)
+        self.discards.add(card)
+        if len(self.discards) == len(self.monte):
+            self._after_discards()
+
+    def _after_discards(self) -> None:
+        """The auction is won (and the monte discarded): the call, or first the blind first trick."""
+        if self.rules.blind_first_trick:
+            self._start_play()
+        else:
+            self.phase = Phase.CALL
+            self.current_player = self.caller
 
     def _step_call(self, card: int) -> None:
         self.called_card = card
@@ -274,8 +301,10 @@ class ReferenceGame:
         if played:  # called from the blind first trick: its player is the partner, and everyone sees it
             self.partner = played[0]
             self.partner_revealed = True
+        elif card in self.discards:  # a discarded card is the caller's own: a solo
+            self.partner = self.caller
         else:
-            self.partner = next(s for s in range(NUM_SEATS) if card in self.hands[s])
+            self.partner = next(s for s in range(self.seats) if card in self.hands[s])
         if self.tricks:  # after the blind first trick, its winner leads the second
             self.phase = Phase.PLAY
             self.current_player = self.trick_winners[-1]
@@ -287,7 +316,7 @@ class ReferenceGame:
         if self.rules.first_leader == "caller":
             self.current_player = self.caller
         else:
-            self.current_player = (self.dealer + 1) % NUM_SEATS
+            self.current_player = (self.dealer + 1) % self.seats
 
     def _step_play(self, card: int) -> None:
         seat = self.current_player
@@ -299,14 +328,14 @@ class ReferenceGame:
         if card == self.called_card:
             self.partner_revealed = True
 
-        if len(trick) < NUM_SEATS:
-            self.current_player = (seat + 1) % NUM_SEATS
+        if len(trick) < self.seats:
+            self.current_player = (seat + 1) % self.seats
             return
         winner = self.trick_winner(trick)
         self.trick_winners.append(winner)
         self.captured_points[winner] += sum(self.points(c) for _, c in trick)
         self.tricks_won[winner] += 1
-        if len(self.trick_winners) == NUM_TRICKS:
+        if len(self.trick_winners) == self.num_tricks:
             self._score()
             self._finish()
         elif self.called_card < 0:  # the blind first trick is over: the caller calls
@@ -334,6 +363,7 @@ class ReferenceGame:
         solo = self.partner == self.caller
         side = {self.caller, self.partner}
         self.team_points = sum(self.captured_points[s] for s in side)
+        self.team_points += sum(self.points(c) for c in self.discards)  # the discards count for the caller
 
         target = rules.target
         multiplier = 1
@@ -347,7 +377,7 @@ class ReferenceGame:
         if rules.cappotto == "points":
             cappotto = self.team_points in (0, TOTAL_POINTS)
         elif rules.cappotto == "tricks":
-            cappotto = side_tricks in (0, NUM_TRICKS)
+            cappotto = side_tricks in (0, self.num_tricks)
         else:
             cappotto = False
         if cappotto:
@@ -356,7 +386,7 @@ class ReferenceGame:
 
         table = rules.payoff_table
         sign = 1 if self.made else -1
-        for s in range(NUM_SEATS):
+        for s in range(self.seats):
             if s == self.caller:
                 value = table.solo_caller if solo else table.caller
             elif s == self.partner:
@@ -371,13 +401,14 @@ class ReferenceGame:
         self.terminated = True
 
 
-def _seat(value, what: str) -> int:
+def _seat(value, what: str, seats: int) -> int:
+    """``value`` as a seat ``0..seats-1`` (a deal's holders may include the monte: ``seats`` one more)."""
     try:
         if isinstance(value, bool):  # an int to operator.index, but never meant as a seat
             raise TypeError
         seat = operator.index(value)
     except TypeError:
-        raise ValueError(f"{what} must be a seat 0..{NUM_SEATS - 1}, got {value!r}") from None
-    if not 0 <= seat < NUM_SEATS:
-        raise ValueError(f"{what} must be a seat 0..{NUM_SEATS - 1}, got {seat}")
+        raise ValueError(f"{what} must be a seat 0..{seats - 1}, got {value!r}") from None
+    if not 0 <= seat < seats:
+        raise ValueError(f"{what} must be a seat 0..{seats - 1}, got {seat}")
     return seat

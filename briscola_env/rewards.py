@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import NUM_SEATS, TOTAL_POINTS
+from .cards import TOTAL_POINTS
 from .engine import State
 
 REWARD_MODES = ("payoff", "points", "win_loss")
@@ -21,12 +21,12 @@ def check_reward_mode(mode: str) -> str:
 
 def rewards_for(mode: str, payoffs: np.ndarray, caller: np.ndarray, partner: np.ndarray,
                 team_points: np.ndarray, made: np.ndarray) -> np.ndarray:
-    """``(n, 5)`` float32 rewards of n finished hands under ``mode`` (0 for a void hand,
-    whose caller is -1). ``payoffs`` are the session points the rules give."""
+    """``(n, seats)`` float32 rewards of n finished hands under ``mode`` (0 for a void hand,
+    whose caller is -1). ``payoffs`` ``(n, seats)`` are the session points the rules give."""
     if mode == "payoff":
         return np.asarray(payoffs, dtype=np.float32)
     caller, partner = np.asarray(caller), np.asarray(partner)
-    seats = np.arange(NUM_SEATS)
+    seats = np.arange(np.shape(payoffs)[1])
     with_caller = (seats == caller[:, None]) | (seats == partner[:, None])
     played = (caller >= 0)[:, None]
     if mode == "points":
@@ -37,6 +37,6 @@ def rewards_for(mode: str, payoffs: np.ndarray, caller: np.ndarray, partner: np.
 
 
 def hand_rewards(state: State, g: np.ndarray, mode: str) -> np.ndarray:
-    """``(len(g), 5)`` float32 rewards of the finished games ``g`` of an engine state."""
+    """``(len(g), seats)`` float32 rewards of the finished games ``g`` of an engine state."""
     return rewards_for(mode, state.rewards[g], state.caller[g], state.hidden.partner[g],
                        state.team_points[g], state.contract_made[g])

@@ -14,7 +14,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from .actions import MAX_POINTS, MIN_POINTS
-from .cards import NUM_TRICKS, TEN_CARD_VARIANTS
+from .cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, NUM_TRICKS, TEN_CARD_VARIANTS
 
 BIDDING_MODES = ("rank_then_points", "rank_only", "points_only")
 ALL_PASS_RULES = ("void", "last_forced")
@@ -31,6 +31,36 @@ MAX_MULTIPLIER = 100  # per band; with a cappotto (at most x10) a hand's multipl
 # Largest payoff_table entry in absolute value: times the largest hand multiplier (100 x 10) it stays far
 # inside float32, the rewards' dtype, so that no reward is ever inf.
 MAX_PAYOFF = 1e6
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """The table a rules config is played at: the facts every module sizes its arrays by
+    (:attr:`RulesConfig.table_shape`)."""
+
+    seats: int = NUM_SEATS  # players, seats 0..seats-1; play and deal go to the next seat
+    hand_size: int = CARDS_PER_HAND  # cards dealt to each seat
+    tricks: int = NUM_TRICKS  # tricks in a hand, a card of every seat in each
+    monte_size: int = 0  # cards dealt face down to the monte (briscola col monte), 0 without one
+
+    def __post_init__(self):
+        if self.seats * self.hand_size + self.monte_size != NUM_CARDS or self.tricks != self.hand_size:
+            raise ValueError(f"a table deals the {NUM_CARDS} cards, a hand a trick: {self} does not")
+
+    @property
+    def cards_in_tricks(self) -> int:
+        """Cards played in a whole hand: ``trick_cards`` holds them trick by trick, seat by seat."""
+        return self.seats * self.tricks
+
+    @property
+    def monte_holder(self) -> int:
+        """In a deal (each card's holder), the number standing for the monte: one past the last seat."""
+        return self.seats
+
+
+STANDARD_TABLE = TableShape()
+MONTE_SIZE = 5  # cards of the monte (briscola col monte, 001): 7 cards each to five players, 5 face down
+MONTE_TABLE = TableShape(hand_size=CARDS_PER_HAND - 1, tricks=NUM_TRICKS - 1, monte_size=MONTE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -90,7 +120,7 @@ class RulesConfig:
     min_point_bid: int = 61
     """Lowest opening bid with bidding='points_only' (61, or 70 in some regions)."""
     all_pass: str = "void"
-    """If all five pass: 'void' (hand scores 0) or 'last_forced' (the last to speak must bid)."""
+    """If all pass: 'void' (hand scores 0) or 'last_forced' (the last to speak must bid)."""
     call_rule: str = "exact"
     """Rank of the called card: 'exact' (the winning bid's rank) or 'at_least' (that rank or stronger)."""
     call_after_two: str = "two"
@@ -106,7 +136,7 @@ class RulesConfig:
     follow_suit: bool = False
     """House rule: a player holding the suit led must follow it."""
     follow_suit_last_k: Optional[int] = None
-    """With follow_suit: only in the last k tricks (1..8); None = every trick."""
+    """With follow_suit: only in the last k tricks (1..8, 1..7 with a monte); None = every trick."""
     target: int = 61
     """Points the caller's side needs (or the points bid, if higher): 61, or 60 (a 60-60 tie goes to the caller)."""
     point_multipliers: bool = True
@@ -114,7 +144,8 @@ class RulesConfig:
     multiplier_table: tuple = DEFAULT_MULTIPLIER_TABLE
     """(lowest bid, multiplier) bands, ascending, the first starting at 61."""
     cappotto: str = "points"
-    """Bonus when one side takes everything: 'points' (all 120 points), 'tricks' (all 8 tricks) or 'off'."""
+    """Bonus when one side takes everything: 'points' (all 120 points), 'tricks' (all 8 tricks, 7 with a monte)
+    or 'off'."""
     cappotto_multiplier: int = 2
     """Multiplier applied on a cappotto (2, or 3 in some houses)."""
     ten_card: str = "three"
@@ -127,6 +158,11 @@ class RulesConfig:
     """Prima mano al buio: the auction, then a first trick without trump (led as first_leader says), then the
     call; the first trick's winner leads the second. A card played in the first trick may be called (the
     partner is then revealed at once), and the caller's own card there counts as his own for the call."""
+    monte: bool = False
+    """Briscola col monte: 7 cards each and 5 face down; the caller takes them after the auction and discards 5
+    (one decision each, the play-card ids), then calls; 7 tricks. The discards' points count for his side; a
+    discarded card is his own for the call (a solo; not callable without self-calls, unless every card his
+    bid lets him call is his own, which only the monte can bring about: then he calls one of them, solo)."""
 
     def __post_init__(self):
         for f in fields(self):  # NumPy ints are welcome, but the config holds plain Python ints
@@ -145,8 +181,9 @@ class RulesConfig:
         _bool("allow_self_call", self.allow_self_call)
         _one_of("first_leader", self.first_leader, FIRST_LEADERS)
         _bool("follow_suit", self.follow_suit)
+        _bool("monte", self.monte)
         if self.follow_suit_last_k is not None:
-            _int_in("follow_suit_last_k", self.follow_suit_last_k, 1, NUM_TRICKS)
+            _int_in("follow_suit_last_k", self.follow_suit_last_k, 1, self.table_shape.tricks)
             if not self.follow_suit:
                 raise ValueError("follow_suit_last_k needs follow_suit=True")
         _one_of("target", self.target, TARGETS)
@@ -176,6 +213,11 @@ class RulesConfig:
                 f"gets {table.caller}, but payoff_table.partner is {table.partner}; "
                 f"use PayoffTable.standard({self.partner_payoff!r}) or fix the table"
             )
+
+    @property
+    def table_shape(self) -> TableShape:
+        """Seats, hand size, tricks and monte of the table these rules are played at."""
+        return MONTE_TABLE if self.monte is True else STANDARD_TABLE
 
     def _check_multiplier_table(self) -> None:
         table = self.multiplier_table
@@ -238,6 +280,7 @@ PRESETS: dict[str, dict] = {
     "no_self_call": {"allow_self_call": False, "cappotto": "tricks"},  # no solo; cappotto counts tricks
     "call_any_after_points": {"call_after_two": "any"},  # the earlier reading: after points any card is callable
     "al_buio": {"blind_first_trick": True},  # prima mano al buio (001): the first trick without trump, then the call
+    "monte": {"monte": True},  # briscola col monte (001, Sicily): 7 cards each, the caller takes 5 and discards 5
 }
 
 

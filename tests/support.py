@@ -33,6 +33,7 @@ VARIANT_VALUES = {
     "partner_payoff": ["equal"],
     "payoff_table": [{"caller": 3, "partner": 1.5, "defender": -1, "solo_caller": 6, "solo_defender": -2}],
     "blind_first_trick": [True],
+    "monte": [True],
 }
 _NEEDS = {"min_point_bid": {"bidding": "points_only"}, "follow_suit_last_k": {"follow_suit": True}}
 assert set(VARIANT_VALUES) == {f.name for f in fields(RulesConfig)}, "every rules field must be swept"
@@ -69,7 +70,7 @@ def play_both(rules: RulesConfig, seeds: np.ndarray, rng: np.random.Generator, p
 
     Returns the final engine state and the reference games."""
     state = engine.init(seeds, rules)
-    deals, dealers = engine.deal_from_seeds(seeds)
+    deals, dealers = engine.deal_from_seeds(seeds, rules)
     games = [ReferenceGame(rules, d.tolist(), int(k)) for d, k in zip(deals, dealers)]
     while True:
         mask = state.legal_action_mask
@@ -131,8 +132,8 @@ class Table:
     """One game run through the engine (batch of 1) and the reference side by
     side; every action is checked to leave both with the same legal actions."""
 
-    def __init__(self, rules: RulesConfig, hands: list[list[int]], dealer: int):
-        deal = engine.hands_to_deal(hands)
+    def __init__(self, rules: RulesConfig, hands: list[list[int]], dealer: int, monte=None):
+        deal = engine.hands_to_deal(hands, monte, rules)
         self.rules = rules
         self.state = engine.init_from_deals(deal[None], np.array([dealer]), rules)
         self.game = ReferenceGame(rules, deal.tolist(), dealer)

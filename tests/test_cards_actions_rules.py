@@ -282,6 +282,8 @@ BAD_VALUES = [
     ({"payoff_table": {"defender": float("nan")}}, "payoff_table.defender", "finite number"),
     ({"payoff_table": {"solo_caller": True}}, "payoff_table.solo_caller", "finite number"),
     ({"blind_first_trick": "yes"}, "blind_first_trick", "True or False"),
+    ({"monte": 1}, "monte", "True or False"),
+    ({"monte": True, "follow_suit": True, "follow_suit_last_k": 8}, "follow_suit_last_k", "1..7"),
 ]
 
 

@@ -19,7 +19,7 @@ GAMES_PER_CONFIG = 2000
 BATCH = 500
 # The fields of RULES.md's "variants that change the table", each combined with every other field's
 # non-default values (support.rule_configs), on fewer games per combination.
-TABLE_VARIANTS = {"blind_first_trick": True}
+TABLE_VARIANTS = {"blind_first_trick": True, "monte": True}
 COMBINED = {f"{name}+{field}={value}": rules.replace(**{field: value})
             for field, value in TABLE_VARIANTS.items()
             for name, rules in rule_configs().items() if not name.startswith(("preset:", f"{field}="))}

@@ -28,7 +28,8 @@ def state_arrays(state: State) -> dict:
         value = getattr(state, f.name)
         if isinstance(value, Hidden):
             for h in fields(Hidden):
-                out[f"hidden.{h.name}"] = getattr(value, h.name)
+                if getattr(value, h.name) is not None:  # (the monte's fields are None without one)
+                    out[f"hidden.{h.name}"] = getattr(value, h.name)
         elif isinstance(value, np.ndarray):
             out[f.name] = value
     return out
@@ -623,8 +624,8 @@ def test_seat_roles_name_every_seat_and_index_the_payoffs():
     assert payoffs.tolist() == [[pay.defender, pay.caller, pay.defender, pay.partner, pay.defender],
                                 [pay.solo_defender] * 2 + [pay.solo_caller] + [pay.solo_defender] * 2]
     assert engine.ROLE_NAMES == ("caller", "partner", "defender", "solo_caller", "solo_defender")
-    assert engine.PHASE_NAMES == ("auction", "call", "play", "done")
-    assert [getattr(Phase, name.upper()) for name in engine.PHASE_NAMES] == [0, 1, 2, 3]
+    assert engine.PHASE_NAMES == ("auction", "call", "play", "done", "discard")  # discard: with a monte only
+    assert [getattr(Phase, name.upper()) for name in engine.PHASE_NAMES] == [0, 1, 2, 3, 4]
 
 
 @pytest.mark.parametrize("rules_name", ["standard", "seven"])

@@ -14,7 +14,8 @@ from briscola_env.rules import RulesConfig, preset
 from support import random_actions
 
 CONFIGS = {"standard": RulesConfig(), "follow_suit_endgame": preset("follow_suit_endgame"),
-           "no_self_call": preset("no_self_call"), "points_only": preset("points_only"), "al_buio": preset("al_buio")}
+           "no_self_call": preset("no_self_call"), "points_only": preset("points_only"), "al_buio": preset("al_buio"),
+           "monte": preset("monte")}
 
 
 def snapshots(rules, n_games: int, seed: int):
@@ -44,6 +45,25 @@ def set_hands(state, b, hands):
         state.hidden.partner[b] = holder[0]
 
 
+def face_down_pile(state, b, observer) -> int:
+    """The face-down cards (a card set) ``observer`` does not see in game ``b``: with a monte, the monte
+    until the auction is won, then the caller's discards, to all but the caller until the end."""
+    if state.hidden.monte is None or state.phase[b] == Phase.DONE or state.caller[b] == observer:
+        return 0
+    return int(state.hidden.monte[b] if state.caller[b] < 0 else state.hidden.discards[b])
+
+
+def put_face_down(state, b, pile):
+    """Make ``pile`` (card ids) the face-down cards of game ``b`` that :func:`face_down_pile` names."""
+    bits = np.uint64(sum(1 << int(c) for c in pile))
+    if state.caller[b] < 0:
+        state.hidden.monte[b] = bits
+        return
+    state.hidden.discards[b] = bits
+    if state.called_card[b] >= 0 and int(bits) >> int(state.called_card[b]) & 1:
+        state.hidden.partner[b] = state.caller[b]  # a discarded card called: his own, a solo
+
+
 def test_layout_table_is_the_module_docstring():
     assert SPEC.table() in observation.__doc__
     assert SPEC.size == sum(s.size for s in SPEC.sections.values()) == SPEC.shape[0]
@@ -61,8 +81,10 @@ def test_scale_brings_every_entry_into_unit_range():
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_observation_is_unchanged_when_unseen_cards_are_redealt(name):
     """Re-deal every card the observer cannot see among the other seats (the
-    called card too, while unplayed: the partner moves with it). His view
-    must stay byte-identical, at every phase."""
+    called card too, while unplayed: the partner moves with it) and, with a
+    monte, the face-down cards he does not see (the monte before the auction
+    ends, the caller's discards after, to all but the caller until the end).
+    His view must stay byte-identical, at every phase."""
     rules = CONFIGS[name]
     rng = np.random.default_rng(7)
     state = snapshots(rules, 600, seed=2)
@@ -75,11 +97,14 @@ def test_observation_is_unchanged_when_unseen_cards_are_redealt(name):
         for b in range(state.batch_size):
             hands = hands_of(state, b)
             others = [s for s in range(NUM_SEATS) if s != observer]
-            pool = [c for s in others for c in hands[s]]
+            pile = face_down_pile(state, b, observer)
+            pool = [c for s in others for c in hands[s]] + [c for c in range(NUM_CARDS) if pile >> c & 1]
             rng.shuffle(pool)
             for s in others:
                 hands[s], pool = pool[:len(hands[s])], pool[len(hands[s]):]
             set_hands(redealt, b, hands)
+            if pile:
+                put_face_down(redealt, b, pool)
         changed += int((redealt.hidden.hand_bits != state.hidden.hand_bits).any(axis=1).sum())
         assert np.array_equal(encode(state, seats), encode(redealt, seats))
         acting = state.current_player == observer

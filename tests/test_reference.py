@@ -20,12 +20,15 @@ def deal_from_hands(hands):
     return deal
 
 
-def random_deal(rng):
+def random_deal(rng, rules=None):
+    """A uniform deal at the table of ``rules`` (standard by default): each card's holder, the
+    monte's cards (with one) the holder one past the last seat."""
+    shape = (rules or RulesConfig()).table_shape
     cards = list(range(40))
     rng.shuffle(cards)
     deal = [0] * 40
     for i, card in enumerate(cards):
-        deal[card] = i // 8
+        deal[card] = min(i // shape.hand_size, shape.monte_holder)
     return deal
 
 
@@ -88,21 +91,29 @@ def test_rules_md_example_points_bid_made():
 def test_random_games_play_every_card_once(name):
     rules = preset(name)
     rng = random.Random(name)
+    shape = rules.table_shape
     for _ in range(100):
-        deal = random_deal(rng)
-        game = ReferenceGame(rules, deal, dealer=rng.randrange(5))
+        deal = random_deal(rng, rules)
+        game = ReferenceGame(rules, deal, dealer=rng.randrange(shape.seats))
         while not game.terminated:
             game.step(rng.choice(game.legal_actions()))
         assert sum(game.payoffs) == pytest.approx(0.0)
         if game.void:
-            assert game.payoffs == [0.0] * 5 and game.team_points == -1
+            assert game.payoffs == [0.0] * shape.seats and game.team_points == -1
             continue
         played = [card for trick in game.tricks for _, card in trick]
-        assert sorted(played) == list(range(40))
-        assert all(seat == deal[card] for trick in game.tricks for seat, card in trick)
-        assert game.hands == [set()] * 5
-        assert sum(game.captured_points) == 120 and sum(game.tricks_won) == 8
-        assert game.partner_revealed and deal[game.called_card] == game.partner
+        assert sorted(played + list(game.discards)) == list(range(40))  # the caller's discards are never played
+        taken = {card for card in range(40) if deal[card] == shape.monte_holder}  # the monte, to the caller
+        assert all(seat == deal[card] or (seat == game.caller and card in taken)
+                   for trick in game.tricks for seat, card in trick)
+        assert game.hands == [set()] * shape.seats
+        discarded = sum(game.points(c) for c in game.discards)
+        assert sum(game.captured_points) == 120 - discarded and sum(game.tricks_won) == shape.tricks
+        if game.called_card in game.discards:  # a solo nobody sees: the card is never played
+            assert game.partner == game.caller and not game.partner_revealed
+        else:
+            holder = game.caller if game.called_card in taken else deal[game.called_card]
+            assert game.partner_revealed and game.partner == holder
 
 
 # Each seat holds two whole ranks: seat 0 all the Assi and 3s, seat 1 the Re and Cavalli...

@@ -12,13 +12,17 @@ import numpy as np
 
 
 class Phase:
-    """The phases of a hand, in the order it goes through them: the values of ``State.phase``
-    and of ``ReferenceGame.phase``, the order of the views' ``phase`` section."""
+    """The phases of a hand: the values of ``State.phase`` and of ``ReferenceGame.phase``, the order
+    of the views' ``phase`` section. A standard hand goes through the first four in order;
+    ``DISCARD`` (the caller's discards after taking the monte, ``RulesConfig.monte``) comes between
+    the auction and the call, but is numbered last so that the standard game's codes and views stay
+    what they were."""
 
     AUCTION = 0
     CALL = 1
     PLAY = 2
     DONE = 3
+    DISCARD = 4
 
 
 class Role:
@@ -40,7 +44,7 @@ def code_names(codes: type) -> tuple[str, ...]:
     return tuple(named[code] for code in range(len(named)))
 
 
-PHASE_NAMES = code_names(Phase)  # ("auction", "call", "play", "done")
+PHASE_NAMES = code_names(Phase)  # ("auction", "call", "play", "done", "discard")
 ROLE_NAMES = code_names(Role)  # ("caller", "partner", "defender", "solo_caller", "solo_defender")
 
 # Each role with the solo told apart no more: a solo caller is a caller, his defenders defenders.

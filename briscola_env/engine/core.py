@@ -1,7 +1,7 @@
 """Creating and advancing batches of games: ``init``, ``init_from_deals``,
 ``step`` (pure), ``step_inplace``, ``reset_done``.
 
-Every function acts on whole batches; the only Python loops are over the three
+Every function acts on whole batches; the only Python loops are over the
 playing phases and over rule tables, never over games.
 """
 
@@ -12,16 +12,15 @@ from typing import Optional
 import numpy as np
 
 from ..actions import NUM_ACTIONS, action_to_text
-from ..cards import NUM_SEATS
 from ..rules import RulesConfig
 from .bits import contains, sample
-from .deal import check_deals, hand_bits, int_array, seeded_hands
+from .deal import check_deals, hand_bits, int_array, monte_bits, seeded_hands
 from .legal import set_auction_legal
-from .phases import apply_auction, apply_call, apply_play
+from .phases import apply_auction, apply_call, apply_discard, apply_play
 from .codes import PHASE_NAMES, Phase
 from .state import State, clear_games, empty_state
 
-_APPLY = {Phase.AUCTION: apply_auction, Phase.CALL: apply_call, Phase.PLAY: apply_play}
+_APPLY = {Phase.AUCTION: apply_auction, Phase.DISCARD: apply_discard, Phase.CALL: apply_call, Phase.PLAY: apply_play}
 
 
 def _rules(rules: Optional[RulesConfig]) -> RulesConfig:
@@ -33,26 +32,32 @@ def _rules(rules: Optional[RulesConfig]) -> RulesConfig:
 
 
 def init_from_deals(deals, dealers, rules: Optional[RulesConfig] = None) -> State:
-    """New games from given deals (``(B, 40)``: the seat holding each card) and dealers ``(B,)``."""
-    deals, dealers = check_deals(deals, dealers)
-    state = empty_state(_rules(rules), len(deals))
-    _deal(state, np.arange(len(deals)), hand_bits(deals), dealers)
+    """New games from given deals (``(B, 40)``: the seat holding each card, or with a monte
+    ``TableShape.monte_holder`` for its cards) and dealers ``(B,)``."""
+    rules = _rules(rules)
+    shape = rules.table_shape
+    deals, dealers = check_deals(deals, dealers, shape)
+    state = empty_state(rules, len(deals))
+    _deal(state, np.arange(len(deals)), hand_bits(deals, shape.seats), monte_bits(deals, shape), dealers)
     return state
 
 
 def init(seeds, rules: Optional[RulesConfig] = None) -> State:
     """New games, one per seed: each game's deal and dealer depend on its seed alone."""
-    hands, dealers = seeded_hands(seeds)
-    state = empty_state(_rules(rules), len(hands))
-    _deal(state, np.arange(len(hands)), hands, dealers)
+    rules = _rules(rules)
+    hands, monte, dealers = seeded_hands(seeds, rules.table_shape)
+    state = empty_state(rules, len(hands))
+    _deal(state, np.arange(len(hands)), hands, monte, dealers)
     return state
 
 
-def _deal(state: State, g: np.ndarray, hands: np.ndarray, dealers: np.ndarray) -> None:
+def _deal(state: State, g: np.ndarray, hands: np.ndarray, monte: np.ndarray, dealers: np.ndarray) -> None:
     """Start fresh hands in the games ``g`` (whose fields are at their starting values)."""
     state.dealer[g] = dealers
-    state.current_player[g] = (dealers + 1) % NUM_SEATS
+    state.current_player[g] = state.tables.next_seat[dealers]
     state.hidden.hand_bits[g] = hands
+    if state.hidden.monte is not None:
+        state.hidden.monte[g] = monte
     set_auction_legal(state, state.tables, g)
 
 
@@ -90,10 +95,10 @@ def step_inplace(state: State, actions, active=None) -> State:
     # No need to clear rewards: they are only ever set on a game's last step,
     # and a finished game never steps again (reset_done gives it fresh zeros).
     phase = state.phase[g]
-    for p, apply in _APPLY.items():
+    for p in tables.phases:
         in_phase = phase == p
         if in_phase.any():
-            apply(state, tables, g[in_phase], a[in_phase])
+            _APPLY[p](state, tables, g[in_phase], a[in_phase])
     return state
 
 
@@ -123,9 +128,9 @@ def reset_done(state: State, seeds) -> State:
         raise ValueError(f"seeds must have shape ({state.batch_size},), one per game; got {seeds.shape}")
     done = np.flatnonzero(state.terminated)
     if done.size:
-        hands, dealers = seeded_hands(seeds[done])  # checks their seeds before any game is cleared
+        hands, monte, dealers = seeded_hands(seeds[done], state.tables.shape)  # checks the seeds first
         clear_games(state, done)
-        _deal(state, done, hands, dealers)
+        _deal(state, done, hands, monte, dealers)
     return state
 
 

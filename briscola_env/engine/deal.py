@@ -1,6 +1,8 @@
 """Dealing: shuffles from a per-game seed, and checks of given deals.
 
-A deal is a ``(B, 40)`` array giving the seat (0..4) that holds each card.
+A deal is a ``(B, 40)`` array giving the seat (0..4) that holds each card; at a table of
+another shape (``RulesConfig.table_shape``) the seats are ``0..seats-1``, and a card of the
+monte has the holder ``seats`` (``TableShape.monte_holder``).
 Seeded deals come from a counter-based hash (SplitMix64) of the game's own
 seed, so a game's cards depend on its seed alone, never on the batch it is
 dealt in or on any generator's history, and a whole batch is dealt without a
@@ -11,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS
+from ..cards import NUM_CARDS
+from ..rules import STANDARD_TABLE, RulesConfig, TableShape
 from .bits import CARD_BIT
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -60,35 +63,50 @@ def as_seeds(seeds) -> np.ndarray:
     return seeds.astype(np.uint64)
 
 
-def _shuffle(seeds) -> tuple[np.ndarray, np.ndarray]:
-    """``(order (B, 40), dealers (B,))``: cards ``order[b, 8s:8s+8]`` go to seat ``s``."""
+_NUMBER_WORDS = {4: "four", 5: "five"}  # seats at a table, as messages say them
+
+
+def _shape(rules: RulesConfig | None) -> TableShape:
+    return STANDARD_TABLE if rules is None else rules.table_shape
+
+
+def _shuffle(seeds, shape: TableShape) -> tuple[np.ndarray, np.ndarray]:
+    """``(order (B, 40), dealers (B,))``: cards ``order[b, hs:hs+h]`` go to seat ``s`` (``h`` the hand
+    size), and the last ``shape.monte_size`` to the monte."""
     seeds = as_seeds(seeds)
     # 41 hashes per seed, of seed * 64 + i: one for the dealer, one key per card.
     keys = splitmix64((seeds << np.uint64(6))[:, None] + np.arange(NUM_CARDS + 1, dtype=np.uint64))
-    dealers = (keys[:, 0] % np.uint64(NUM_SEATS)).astype(np.int8)
+    dealers = (keys[:, 0] % np.uint64(shape.seats)).astype(np.int8)
     # Sorting iid random keys gives a uniform permutation of the deck.
     return np.argsort(keys[:, 1:], axis=1), dealers
 
 
-def seeded_hands(seeds) -> tuple[np.ndarray, np.ndarray]:
-    """``(hand_bits (B, 5) uint64, dealers (B,) int8)``, one uniform deal per seed."""
-    order, dealers = _shuffle(seeds)
-    hands = CARD_BIT[order].reshape(-1, NUM_SEATS, CARDS_PER_HAND)
-    return hands.sum(axis=2, dtype=np.uint64), dealers  # distinct bits: the sum is their union
+def seeded_hands(seeds, shape: TableShape = STANDARD_TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(hand_bits (B, seats) uint64, monte (B,) uint64, dealers (B,) int8)``, one uniform deal per
+    seed at a table of ``shape`` (the monte's set is empty without one)."""
+    order, dealers = _shuffle(seeds, shape)
+    dealt = shape.seats * shape.hand_size
+    hands = CARD_BIT[order[:, :dealt]].reshape(-1, shape.seats, shape.hand_size)
+    monte = CARD_BIT[order[:, dealt:]].sum(axis=1, dtype=np.uint64)
+    return hands.sum(axis=2, dtype=np.uint64), monte, dealers  # distinct bits: the sum is their union
 
 
-def deal_from_seeds(seeds) -> tuple[np.ndarray, np.ndarray]:
-    """``(deals (B, 40) int8, dealers (B,) int8)``: the deal of each seed as each card's seat."""
-    order, dealers = _shuffle(seeds)
+def deal_from_seeds(seeds, rules: RulesConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(deals (B, 40) int8, dealers (B,) int8)``: the deal of each seed as each card's holder, at the
+    table of ``rules`` (default: the standard one)."""
+    shape = _shape(rules)
+    order, dealers = _shuffle(seeds, shape)
     deals = np.empty(order.shape, dtype=np.int8)
-    seat_of_position = (np.arange(NUM_CARDS) // CARDS_PER_HAND).astype(np.int8)
-    np.put_along_axis(deals, order, seat_of_position[None, :], axis=1)
+    holder_of_position = np.minimum(np.arange(NUM_CARDS) // shape.hand_size, shape.monte_holder).astype(np.int8)
+    np.put_along_axis(deals, order, holder_of_position[None, :], axis=1)
     return deals, dealers
 
 
-def check_deals(deals, dealers) -> tuple[np.ndarray, np.ndarray]:
-    """Validate given deals and dealers; return them as int8 arrays."""
-    requirement = "deals must be an int array of shape (B, 40) giving each card's seat"
+def check_deals(deals, dealers, shape: TableShape = STANDARD_TABLE) -> tuple[np.ndarray, np.ndarray]:
+    """Validate given deals and dealers for a table of ``shape``; return them as int8 arrays."""
+    seats, hand = shape.seats, shape.hand_size
+    holders = f"0..{seats - 1}" + (f" (or {shape.monte_holder}, the monte)" if shape.monte_size else "")
+    requirement = f"deals must be an int array of shape (B, 40) giving each card's holder, a seat {holders}"
     deals = int_array(deals, requirement)
     if deals.ndim != 2 or deals.shape[1] != NUM_CARDS:
         raise ValueError(f"{requirement}; got shape {deals.shape}")
@@ -96,47 +114,65 @@ def check_deals(deals, dealers) -> tuple[np.ndarray, np.ndarray]:
     dealers = int_array(dealers, requirement)
     if dealers.shape != (deals.shape[0],):
         raise ValueError(f"{requirement}; got shape {dealers.shape}")
-    bad = np.flatnonzero(((deals < 0) | (deals >= NUM_SEATS)).any(axis=1))
+    top = shape.monte_holder if shape.monte_size else seats - 1
+    bad = np.flatnonzero(((deals < 0) | (deals > top)).any(axis=1))
     if bad.size:
-        raise ValueError(f"deal of game {bad[0]} names a seat outside 0..4: {deals[bad[0]].tolist()}")
-    counts = (deals[:, :, None] == np.arange(NUM_SEATS)).sum(axis=1)
-    bad = np.flatnonzero((counts != CARDS_PER_HAND).any(axis=1))
+        raise ValueError(f"deal of game {bad[0]} names a seat outside {holders}: {deals[bad[0]].tolist()}")
+    counts = (deals[:, :, None] == np.arange(seats + 1)).sum(axis=1)  # the last column: the monte
+    wanted = [hand] * seats + [shape.monte_size]
+    bad = np.flatnonzero((counts != wanted).any(axis=1))
     if bad.size:
-        raise ValueError(f"deal of game {bad[0]} gives the seats {counts[bad[0]].tolist()} cards; each needs 8")
-    bad = np.flatnonzero((dealers < 0) | (dealers >= NUM_SEATS))
+        monte = f" and the monte {counts[bad[0], seats]}" if shape.monte_size else ""
+        needs = f" and the monte {shape.monte_size}" if shape.monte_size else ""
+        raise ValueError(f"deal of game {bad[0]} gives the seats {counts[bad[0], :seats].tolist()} cards{monte}; "
+                         f"each needs {hand}{needs}")
+    bad = np.flatnonzero((dealers < 0) | (dealers >= seats))
     if bad.size:
-        raise ValueError(f"dealer of game {bad[0]} is {dealers[bad[0]]}; a dealer is a seat 0..4")
+        raise ValueError(f"dealer of game {bad[0]} is {dealers[bad[0]]}; a dealer is a seat 0..{seats - 1}")
     return deals.astype(np.int8), dealers.astype(np.int8)
 
 
-def hand_bits(deals: np.ndarray) -> np.ndarray:
-    """``(B, 5) uint64`` card sets from ``(B, 40)`` deals."""
-    held = deals[:, None, :] == np.arange(NUM_SEATS, dtype=deals.dtype)[None, :, None]  # (B, 5, 40)
+def hand_bits(deals: np.ndarray, seats: int = STANDARD_TABLE.seats) -> np.ndarray:
+    """``(B, seats) uint64`` card sets from ``(B, 40)`` deals."""
+    held = deals[:, None, :] == np.arange(seats, dtype=deals.dtype)[None, :, None]  # (B, seats, 40)
     return (held * CARD_BIT).sum(axis=2, dtype=np.uint64)  # distinct bits: the sum is their union
 
 
-def hands_to_deal(hands) -> np.ndarray:
-    """``(40,)`` deal from five lists of 8 card ids, seat by seat."""
-    expected = "expected five hands (lists of card ids), one per seat"
+def monte_bits(deals: np.ndarray, shape: TableShape) -> np.ndarray:
+    """``(B,) uint64``: the monte's cards of ``(B, 40)`` deals (empty without a monte)."""
+    return ((deals == shape.monte_holder) * CARD_BIT).sum(axis=1, dtype=np.uint64) if shape.monte_size \
+        else np.zeros(len(deals), dtype=np.uint64)
+
+
+def hands_to_deal(hands, monte=None, rules: RulesConfig | None = None) -> np.ndarray:
+    """``(40,)`` deal from lists of card ids, seat by seat (five of 8 at the standard table; at the table
+    of ``rules``, one per seat of its hand size) and, with a monte, ``monte``: the list of its cards."""
+    shape = _shape(rules)
+    expected = f"expected {_NUMBER_WORDS[shape.seats]} hands (lists of card ids), one per seat"
     if isinstance(hands, (str, bytes)) or not _is_collection(hands):
         raise ValueError(f"{expected}; got {hands!r}")
-    if len(hands) != NUM_SEATS:
+    if len(hands) != shape.seats:
         raise ValueError(f"{expected}; got {len(hands)}")
+    if (monte is not None) != bool(shape.monte_size):
+        raise ValueError("a monte is dealt with RulesConfig(monte=True), and only then: "
+                         + ("give its cards" if shape.monte_size else f"these rules have none, got {monte!r}"))
     deal = np.full(NUM_CARDS, -1, dtype=np.int8)
-    for seat, hand in enumerate(hands):
+    piles = list(hands) + ([monte] if shape.monte_size else [])
+    for seat, hand in enumerate(piles):
+        who = "the monte" if seat == shape.monte_holder else f"seat {seat}"
         if isinstance(hand, (str, bytes)) or not _is_collection(hand):
-            raise ValueError(f"seat {seat}: a hand is a list of card ids 0..39; got {hand!r}")
+            raise ValueError(f"{who}: a hand is a list of card ids 0..39; got {hand!r}")
         for card in hand:
             if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)) \
                     or not 0 <= card < NUM_CARDS:
-                raise ValueError(f"seat {seat}: {card!r} is not a card id 0..39 (an int)")
+                raise ValueError(f"{who}: {card!r} is not a card id 0..39 (an int)")
             card = int(card)
             if deal[card] != -1:
                 raise ValueError(f"card {card} is dealt twice (seats {deal[card]} and {seat})")
             deal[card] = seat
     if (deal == -1).any():
         raise ValueError(f"cards {np.flatnonzero(deal == -1).tolist()} are dealt to nobody")
-    check_deals(deal[None], np.zeros(1, dtype=np.int8))
+    check_deals(deal[None], np.zeros(1, dtype=np.int8), shape)
     return deal
 
 

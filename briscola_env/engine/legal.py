@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import CALL_OFFSET, PLAY_OFFSET
-from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
+from ..cards import CARD_SUIT
 from .bits import CARD_BIT, SUIT_BITS
 from .state import State
 from .tables import RuleTables, callable_by, hopeless_rank_bids
@@ -20,7 +20,7 @@ from .tables import RuleTables, callable_by, hopeless_rank_bids
 
 def held_by(state: State, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
     """Card sets of ``seat[i]`` in game ``g[i]``."""
-    return state.hidden.hand_bits.reshape(-1)[g * NUM_SEATS + seat]
+    return state.hidden.hand_bits.reshape(-1)[g * state.tables.shape.seats + seat]
 
 
 def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
@@ -34,20 +34,23 @@ def set_auction_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     state._legal_bits[g] = bits
     state._legal_base[g] = lo
     if rules.all_pass == "last_forced":
-        last_to_speak = (np.bitwise_count(state._passed_bits[g]) == NUM_SEATS - 1) & (high == 0)
+        last_to_speak = (np.bitwise_count(state._passed_bits[g]) == tables.shape.seats - 1) & (high == 0)
         state._pass_ok[g] = ~last_to_speak
     else:
         state._pass_ok[g] = True
 
 
 def own_cards(state: State, g: np.ndarray) -> np.ndarray:
-    """The caller's own cards as far as the call goes: his hand, and after a blind first trick
-    (``RulesConfig.blind_first_trick``) the card he played in it."""
+    """The caller's own cards as far as the call goes: his hand, his discards (``RulesConfig.monte``)
+    and the card he played in a blind first trick (``RulesConfig.blind_first_trick``)."""
     caller = state.caller[g]
     own = held_by(state, g, caller)
+    if state.hidden.discards is not None:
+        own = own | state.hidden.discards[g]
     if state.rules.blind_first_trick:
-        place = (caller - state.trick_leaders[g, 0]) % NUM_SEATS
-        own = own | CARD_BIT[state.trick_cards.reshape(-1)[g * NUM_CARDS + place]]
+        shape = state.tables.shape
+        place = (caller - state.trick_leaders[g, 0]) % shape.seats
+        own = own | CARD_BIT[state.trick_cards.reshape(-1)[g * shape.cards_in_tricks + place]]
     return own
 
 
@@ -55,7 +58,9 @@ def set_call_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     own = own_cards(state, g)
     cards = callable_by(tables, state.high_bid[g], own)
     if not state.rules.allow_self_call:
-        cards = cards & ~own
+        # Only the monte can make every card he may call his own (he bid before seeing it): then,
+        # and only then, he calls one of them and plays solo.
+        cards = np.where((cards & ~own) != 0, cards & ~own, cards)
     _set_cards(state, g, cards, CALL_OFFSET)
 
 
@@ -63,9 +68,10 @@ def playable(state: State, tables: RuleTables, g: np.ndarray) -> np.ndarray:
     """The cards the current player may play: his hand, or with follow suit
     in force and a card led, the cards of the suit led if he has any."""
     hand = held_by(state, g, state.current_player[g])
-    if tables.follow_from_trick < NUM_TRICKS:
-        trick, size = np.divmod(state._cards_played[g], NUM_SEATS)
-        led = state.trick_cards.reshape(-1)[g * NUM_CARDS + trick * NUM_SEATS]
+    shape = tables.shape
+    if tables.follow_from_trick < shape.tricks:
+        trick, size = np.divmod(state._cards_played[g], shape.seats)
+        led = state.trick_cards.reshape(-1)[g * shape.cards_in_tricks + trick * shape.seats]
         suited = hand & SUIT_BITS[CARD_SUIT[led]]
         must_follow = (size > 0) & (trick >= tables.follow_from_trick) & (suited != 0)
         hand = np.where(must_follow, suited, hand)
@@ -74,6 +80,11 @@ def playable(state: State, tables: RuleTables, g: np.ndarray) -> np.ndarray:
 
 def set_play_legal(state: State, tables: RuleTables, g: np.ndarray) -> None:
     _set_cards(state, g, playable(state, tables, g), PLAY_OFFSET)
+
+
+def set_discard_legal(state: State, g: np.ndarray) -> None:
+    """The caller discards any card of his hand, the monte's included (ids of the card play)."""
+    _set_cards(state, g, held_by(state, g, state.caller[g]), PLAY_OFFSET)
 
 
 def _set_cards(state: State, g: np.ndarray, cards: np.ndarray, offset: int) -> None:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import CALL_OFFSET, PASS, PLAY_OFFSET
-from ..cards import CARD_SUIT, NUM_CARDS, NUM_SEATS, NUM_TRICKS
+from ..cards import CARD_SUIT
 from .bits import CARD_BIT
-from .legal import clear_legal, playable, set_auction_legal, set_call_legal, set_play_legal
+from .legal import clear_legal, playable, set_auction_legal, set_call_legal, set_discard_legal, set_play_legal
 from .scoring import score
 from .codes import Phase
 from .state import MAX_AUCTION_LENGTH, State
 from .tables import RuleTables
-from .tricks import NEXT_SEAT, first_leader, takes_trick
+from .tricks import first_leader, takes_trick
 
 
 def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
@@ -39,7 +39,7 @@ def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.n
     state.high_bidder[g[bid]] = seat[bid]
 
     # Over when nobody is left (void), or one player is left holding the bid.
-    still_in = NUM_SEATS - np.bitwise_count(passed)
+    still_in = tables.shape.seats - np.bitwise_count(passed)
     high_bidder = state.high_bidder[g]
     over = still_in <= 1
     if over.any():
@@ -48,7 +48,9 @@ def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.n
         won = np.flatnonzero((still_in == 1) & (high_bidder >= 0))
         gw = g[won]
         state.caller[gw] = high_bidder[won]
-        if state.rules.blind_first_trick:
+        if state.hidden.monte is not None:
+            begin_discards(state, gw)
+        elif state.rules.blind_first_trick:
             begin_play(state, tables, gw)  # the first trick without trump; the call comes after it
         else:
             begin_call(state, tables, gw)
@@ -56,6 +58,15 @@ def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.n
         g, seat, passed = g[going_on], seat[going_on], passed[going_on]
     state.current_player[g] = tables.next_speaker[seat, passed]
     set_auction_legal(state, tables, g)
+
+
+def begin_discards(state: State, g: np.ndarray) -> None:
+    """The caller of the games ``g`` takes the monte into his hand and is to discard."""
+    state.phase[g] = Phase.DISCARD
+    caller = state.caller[g]
+    state.current_player[g] = caller
+    state.hidden.hand_bits.reshape(-1)[g * state.tables.shape.seats + caller] |= state.hidden.monte[g]
+    set_discard_legal(state, g)
 
 
 def begin_call(state: State, tables: RuleTables, g: np.ndarray) -> None:
@@ -74,20 +85,36 @@ def begin_play(state: State, tables: RuleTables, g: np.ndarray) -> None:
     set_play_legal(state, tables, g)
 
 
+def apply_discard(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
+    bit = CARD_BIT[actions - PLAY_OFFSET]
+    state.hidden.hand_bits.reshape(-1)[g * tables.shape.seats + state.caller[g]] &= ~bit
+    discards = state.hidden.discards[g] | bit
+    state.hidden.discards[g] = discards
+    done = np.bitwise_count(discards) == tables.shape.monte_size
+    if state.rules.blind_first_trick:
+        begin_play(state, tables, g[done])
+    else:
+        begin_call(state, tables, g[done])
+    set_discard_legal(state, g[~done])
+
+
 def apply_call(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
     card = actions - CALL_OFFSET
-    holds = (state.hidden.hand_bits[g] & CARD_BIT[card][:, None]) != 0  # (n, 5), at most one True per row
+    bit = CARD_BIT[card]
+    holds = (state.hidden.hand_bits[g] & bit[:, None]) != 0  # (n, seats), at most one True per row
     state.called_card[g] = card
     state.trump[g] = CARD_SUIT[card]
+    partner = holds.argmax(axis=1)
+    if state.hidden.discards is not None:  # a discarded card is the caller's own: a solo
+        partner = np.where((state.hidden.discards[g] & bit) != 0, state.caller[g], partner)
     if not state.rules.blind_first_trick:
-        state.hidden.partner[g] = holds.argmax(axis=1)
+        state.hidden.partner[g] = partner
         begin_play(state, tables, g)
         return
     # After the blind first trick: the called card may lie in it, which shows its player, the partner.
-    first_trick = state.trick_cards[g, 0]
-    in_first = first_trick == card[:, None]
-    played_it = (state.trick_leaders[g, 0] + in_first.argmax(axis=1)) % NUM_SEATS
-    state.hidden.partner[g] = np.where(in_first.any(axis=1), played_it, holds.argmax(axis=1))
+    in_first = state.trick_cards[g, 0] == card[:, None]
+    played_it = (state.trick_leaders[g, 0] + in_first.argmax(axis=1)) % tables.shape.seats
+    state.hidden.partner[g] = np.where(in_first.any(axis=1), played_it, partner)
     state.phase[g] = Phase.PLAY
     state.current_player[g] = state.trick_leaders[g, 1]  # the first trick's winner leads the second
     set_play_legal(state, tables, g)
@@ -97,9 +124,10 @@ def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     card = actions - PLAY_OFFSET
     seat = state.current_player[g]
     played = state._cards_played[g]
+    seats = tables.shape.seats
     hands = state.hidden.hand_bits.reshape(-1)
-    hands[g * NUM_SEATS + seat] &= ~CARD_BIT[card]
-    state.trick_cards.reshape(-1)[g * NUM_CARDS + played] = card  # trick t, position i is t * 5 + i
+    hands[g * seats + seat] &= ~CARD_BIT[card]
+    state.trick_cards.reshape(-1)[g * tables.shape.cards_in_tricks + played] = card  # trick t, place i: t*seats + i
     played += 1
     state._cards_played[g] = played
 
@@ -110,11 +138,11 @@ def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     state._best_card[g] = np.where(beats, card, best)
     state._best_seat[g] = best_seat
     state._trick_points[g] = points
-    state.current_player[g] = NEXT_SEAT[seat]
+    state.current_player[g] = tables.next_seat[seat]
 
-    i = np.flatnonzero(played % NUM_SEATS == 0)
+    i = np.flatnonzero(played % seats == 0)
     if i.size:
-        _end_tricks(state, tables, g[i], best_seat[i], points[i], played[i] // NUM_SEATS - 1)
+        _end_tricks(state, tables, g[i], best_seat[i], points[i], played[i] // seats - 1)
     g = g[state.phase[g] == Phase.PLAY]
     # Still in play: only the player, hence the card set, changed (base and pass stay put).
     state._legal_bits[g] = playable(state, tables, g)
@@ -124,16 +152,17 @@ def _end_tricks(state: State, tables: RuleTables, g: np.ndarray, winner: np.ndar
                 points: np.ndarray, trick: np.ndarray) -> None:
     """The winner takes the trick and leads the next one (after the call, if the trick was the blind
     first one); after the last trick, scoring."""
-    at = g * NUM_SEATS + winner
+    at = g * tables.shape.seats + winner
     state.captured_points.reshape(-1)[at] += points
     state.tricks_won.reshape(-1)[at] += 1
-    state.trick_winners.reshape(-1)[g * NUM_TRICKS + trick] = winner
+    tricks = tables.shape.tricks
+    state.trick_winners.reshape(-1)[g * tricks + trick] = winner
     state._best_card[g] = -1
     state._best_seat[g] = -1
     state._trick_points[g] = 0
     state.current_player[g] = winner
-    more = trick + 1 < NUM_TRICKS
-    state.trick_leaders.reshape(-1)[g[more] * NUM_TRICKS + trick[more] + 1] = winner[more]
+    more = trick + 1 < tricks
+    state.trick_leaders.reshape(-1)[g[more] * tricks + trick[more] + 1] = winner[more]
     if state.rules.blind_first_trick:
         begin_call(state, tables, g[trick == 0])  # the blind first trick is over: now the call
     last = g[~more]

@@ -12,47 +12,61 @@ that saves and restores whole states.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from typing import Optional
 
 import numpy as np
 
 from ..actions import NUM_POINT_BIDS, NUM_RANK_LEVELS
 from ..cards import NUM_CARDS, NUM_SEATS, NUM_TRICKS
-from ..rules import RulesConfig
+from ..rules import STANDARD_TABLE, RulesConfig, TableShape
 from .bits import CARD_BIT, legal_mask
 from .codes import Phase
 from .tables import RuleTables, rule_tables
 
-# Longest possible auction: every rank, every point bid, then five passes.
+# Longest possible auction: every rank, every point bid, then a pass from each of the (at most five) seats.
 MAX_AUCTION_LENGTH = NUM_RANK_LEVELS + NUM_POINT_BIDS + NUM_SEATS
 
 
 @dataclass
 class Hidden:
-    """What no single player sees in full."""
+    """What no single player sees in full. ``seats`` below is ``rules.table_shape.seats``."""
 
-    hand_bits: np.ndarray  # (B, 5) uint64, bit c set while seat s still holds card c
+    hand_bits: np.ndarray  # (B, seats) uint64, bit c set while seat s still holds card c
     partner: np.ndarray  # (B,) int8, seat holding the called card (== caller for a solo), -1 before the call
+    # With a monte (RulesConfig.monte) only, else None:
+    monte: Optional[np.ndarray] = None  # (B,) uint64, the monte's cards as dealt (the caller's once the auction is won)
+    discards: Optional[np.ndarray] = None  # (B,) uint64, the cards the caller has discarded so far
 
     @property
     def hands(self) -> np.ndarray:
-        """``(B, 5, 40)`` bool: ``hands[b, s, c]`` while seat ``s`` holds card ``c``."""
+        """``(B, seats, 40)`` bool: ``hands[b, s, c]`` while seat ``s`` holds card ``c``."""
         return (self.hand_bits[..., None] & CARD_BIT) != 0
 
     @property
     def held(self) -> np.ndarray:
-        """``(B,)`` uint64, the union of the five hands: the cards not played yet, a public fact."""
+        """``(B,)`` uint64, the union of the hands and of the discards: the cards not played yet, a public
+        fact (but for the monte before the auction is won, which :func:`not_played` adds)."""
         hands = self.hand_bits
-        return hands[:, 0] | hands[:, 1] | hands[:, 2] | hands[:, 3] | hands[:, 4]  # (a reduce costs 6x more)
+        held = hands[:, 0] | hands[:, 1] | hands[:, 2] | hands[:, 3]  # (a reduce costs 6x more)
+        if hands.shape[1] > 4:
+            held = held | hands[:, 4]
+        if self.discards is not None:
+            held = held | self.discards
+        return held
 
 
 @dataclass
 class State:
+    """A batch of games under one set of rules; ``seats`` and ``tricks`` below are those of
+    ``rules.table_shape`` (5 and 8 in the standard game)."""
+
     rules: RulesConfig  # the rules every game of the batch is played by
     phase: np.ndarray  # (B,) int8, a Phase code
     current_player: np.ndarray  # (B,) int8, seat to act, -1 once done
     dealer: np.ndarray  # (B,) int8
     terminated: np.ndarray  # (B,) bool
-    rewards: np.ndarray  # (B, 5) float32, the hand's payoffs on the step that ends it, else 0
+    rewards: np.ndarray  # (B, seats) float32, the hand's payoffs on the step that ends it, else 0
     # auction
     auction_actions: np.ndarray  # (B, 75) int16, action ids in order, passes included, -1 = not yet
     auction_seats: np.ndarray  # (B, 75) int8, who spoke, -1 = not yet
@@ -64,18 +78,18 @@ class State:
     called_card: np.ndarray  # (B,) int8, -1 = not yet
     trump: np.ndarray  # (B,) int8, suit of the called card, -1 = not yet
     # play
-    trick_cards: np.ndarray  # (B, 8, 5) int8, cards of each trick in play order, -1 = not yet
-    trick_leaders: np.ndarray  # (B, 8) int8, seat that led each trick (the i-th card is seat leader+i), -1
-    trick_winners: np.ndarray  # (B, 8) int8, -1 = not finished
-    captured_points: np.ndarray  # (B, 5) int16, card points in each seat's tricks
-    tricks_won: np.ndarray  # (B, 5) int8
+    trick_cards: np.ndarray  # (B, tricks, seats) int8, cards of each trick in play order, -1 = not yet
+    trick_leaders: np.ndarray  # (B, tricks) int8, seat that led each trick (the i-th card is seat leader+i), -1
+    trick_winners: np.ndarray  # (B, tricks) int8, -1 = not finished
+    captured_points: np.ndarray  # (B, seats) int16, card points in each seat's tricks
+    tricks_won: np.ndarray  # (B, seats) int8
     # result, set when the hand ends
-    team_points: np.ndarray  # (B,) int16, caller side's points, -1 until scored
+    team_points: np.ndarray  # (B,) int16, caller side's points (the discards' with a monte), -1 until scored
     contract_made: np.ndarray  # (B,) bool
     multiplier: np.ndarray  # (B,) int16, bid multiplier times cappotto multiplier, 0 until scored
     hidden: Hidden
     # bookkeeping
-    _cards_played: np.ndarray  # (B,) int8, 0..40: trick_cards.reshape(B, 40)[:, :_cards_played] are filled
+    _cards_played: np.ndarray  # (B,) int8, 0..seats*tricks: trick_cards.reshape(B, -1)[:, :_cards_played] are filled
     _passed_bits: np.ndarray  # (B,) uint8, bit s set once seat s has passed
     _legal_bits: np.ndarray  # (B,) uint64, the current player's legal actions: bit j = action _legal_base + j
     _legal_base: np.ndarray  # (B,) int64, action id of bit 0 of _legal_bits
@@ -99,8 +113,8 @@ class State:
 
     @property
     def trick_index(self) -> np.ndarray:
-        """``(B,)`` the current trick, 0..7 (8 once all are played)."""
-        return self._cards_played // NUM_SEATS
+        """``(B,)`` the current trick, 0..tricks-1 (tricks once all are played)."""
+        return self._cards_played // self.tables.shape.seats
 
     @property
     def partner_revealed(self) -> np.ndarray:
@@ -109,21 +123,24 @@ class State:
 
     @property
     def passed(self) -> np.ndarray:
-        """``(B, 5)`` bool, seats that have passed in the auction."""
-        return (self._passed_bits[:, None] >> np.arange(NUM_SEATS, dtype=np.uint8)) & 1 != 0
+        """``(B, seats)`` bool, seats that have passed in the auction."""
+        seats = np.arange(self.tables.shape.seats, dtype=np.uint8)
+        return (self._passed_bits[:, None] >> seats) & 1 != 0
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """Every array field by its name in :data:`LAYOUT` (``"hidden.partner"`` for a hidden one):
+        """Every array field by its name in :func:`layout` (``"hidden.partner"`` for a hidden one):
         the arrays themselves, not copies."""
         hidden = self.hidden
-        return {name: getattr(hidden, attr) if in_hidden else getattr(self, attr) for name, attr, in_hidden in _FIELDS}
+        return {name: getattr(hidden, attr) if in_hidden else getattr(self, attr)
+                for name, attr, in_hidden in _fields(self.tables.shape)}
 
     @classmethod
     def from_arrays(cls, rules: RulesConfig, arrays: dict[str, np.ndarray]) -> "State":
         """The state of games played under ``rules`` whose fields are ``arrays``, keyed as
         :meth:`to_arrays` gives them (taken as they are, not copied)."""
-        hidden = Hidden(**{attr: arrays[name] for name, attr, in_hidden in _FIELDS if in_hidden})
-        public = {attr: arrays[name] for name, attr, in_hidden in _FIELDS if not in_hidden}
+        every = _fields(rules.table_shape)
+        hidden = Hidden(**{attr: arrays[name] for name, attr, in_hidden in every if in_hidden})
+        public = {attr: arrays[name] for name, attr, in_hidden in every if not in_hidden}
         return cls(rules=rules, hidden=hidden, **public)
 
     def copy(self) -> "State":
@@ -155,8 +172,17 @@ class State:
 def partner_revealed(called_card: np.ndarray, held: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: the called card has been played, which shows who held it, the partner; that is,
     it has been called (``called_card >= 0``) and is in none of the hands (``held``, their union as
-    uint64 card sets: :attr:`Hidden.held`)."""
+    uint64 card sets: :attr:`Hidden.held`). A discarded card called (a solo) is never played."""
     return (called_card >= 0) & ((held & CARD_BIT[np.maximum(called_card, 0)]) == 0)
+
+
+def not_played(state: State) -> np.ndarray:
+    """``(B,)`` uint64, the cards not played yet, a public fact: :attr:`Hidden.held`, and the monte
+    while nobody has taken it (the auction goes on, or everybody passed)."""
+    held = state.hidden.held
+    if state.hidden.monte is not None:
+        held = held | np.where(state.caller < 0, state.hidden.monte, np.uint64(0))
+    return held
 
 
 def concatenate(states: list[State]) -> State:
@@ -165,63 +191,80 @@ def concatenate(states: list[State]) -> State:
         raise ValueError("can only concatenate states played under the same rules")
     every = [st.to_arrays() for st in states]
     return State.from_arrays(states[0].rules, {name: np.concatenate([arrays[name] for arrays in every])
-                                               for name in LAYOUT})
+                                               for name in every[0]})
 
 
-HIDDEN = "hidden."  # the prefix of a hidden field's name in LAYOUT
+HIDDEN = "hidden."  # the prefix of a hidden field's name in a layout
 
-# Shape (after the batch axis), dtype and starting value of every array field, by name: a
-# State's own field, or "hidden." and a field of its Hidden.
-LAYOUT = {
-    "phase": ((), np.int8, Phase.AUCTION),
-    "current_player": ((), np.int8, -1),
-    "dealer": ((), np.int8, -1),
-    "terminated": ((), bool, False),
-    "rewards": ((NUM_SEATS,), np.float32, 0),
-    "auction_actions": ((MAX_AUCTION_LENGTH,), np.int16, -1),
-    "auction_seats": ((MAX_AUCTION_LENGTH,), np.int8, -1),
-    "auction_length": ((), np.int16, 0),
-    "high_bid": ((), np.int16, 0),
-    "high_bidder": ((), np.int8, -1),
-    "caller": ((), np.int8, -1),
-    "called_card": ((), np.int8, -1),
-    "trump": ((), np.int8, -1),
-    "trick_cards": ((NUM_TRICKS, NUM_SEATS), np.int8, -1),
-    "trick_leaders": ((NUM_TRICKS,), np.int8, -1),
-    "trick_winners": ((NUM_TRICKS,), np.int8, -1),
-    "captured_points": ((NUM_SEATS,), np.int16, 0),
-    "tricks_won": ((NUM_SEATS,), np.int8, 0),
-    "team_points": ((), np.int16, -1),
-    "contract_made": ((), bool, False),
-    "multiplier": ((), np.int16, 0),
-    "hidden.hand_bits": ((NUM_SEATS,), np.uint64, 0),
-    "hidden.partner": ((), np.int8, -1),
-    "_cards_played": ((), np.int8, 0),
-    "_passed_bits": ((), np.uint8, 0),
-    "_legal_bits": ((), np.uint64, 0),
-    "_legal_base": ((), np.int64, 0),
-    "_pass_ok": ((), bool, False),
-    "_best_seat": ((), np.int8, -1),
-    "_best_card": ((), np.int8, -1),
-    "_trick_points": ((), np.int16, 0),
-}
-# (name in LAYOUT, attribute, whether it is an attribute of state.hidden) of every array field
-_FIELDS = tuple((name, name.removeprefix(HIDDEN), name.startswith(HIDDEN)) for name in LAYOUT)
+
+@lru_cache(maxsize=None)
+def layout(shape: TableShape = STANDARD_TABLE) -> dict:
+    """Shape (after the batch axis), dtype and starting value of every array field of a state at a
+    table of ``shape``, by name: a State's own field, or "hidden." and a field of its Hidden."""
+    seats, tricks = shape.seats, shape.tricks
+    fields_ = {
+        "phase": ((), np.int8, Phase.AUCTION),
+        "current_player": ((), np.int8, -1),
+        "dealer": ((), np.int8, -1),
+        "terminated": ((), bool, False),
+        "rewards": ((seats,), np.float32, 0),
+        "auction_actions": ((MAX_AUCTION_LENGTH,), np.int16, -1),
+        "auction_seats": ((MAX_AUCTION_LENGTH,), np.int8, -1),
+        "auction_length": ((), np.int16, 0),
+        "high_bid": ((), np.int16, 0),
+        "high_bidder": ((), np.int8, -1),
+        "caller": ((), np.int8, -1),
+        "called_card": ((), np.int8, -1),
+        "trump": ((), np.int8, -1),
+        "trick_cards": ((tricks, seats), np.int8, -1),
+        "trick_leaders": ((tricks,), np.int8, -1),
+        "trick_winners": ((tricks,), np.int8, -1),
+        "captured_points": ((seats,), np.int16, 0),
+        "tricks_won": ((seats,), np.int8, 0),
+        "team_points": ((), np.int16, -1),
+        "contract_made": ((), bool, False),
+        "multiplier": ((), np.int16, 0),
+        "hidden.hand_bits": ((seats,), np.uint64, 0),
+        "hidden.partner": ((), np.int8, -1),
+        "_cards_played": ((), np.int8, 0),
+        "_passed_bits": ((), np.uint8, 0),
+        "_legal_bits": ((), np.uint64, 0),
+        "_legal_base": ((), np.int64, 0),
+        "_pass_ok": ((), bool, False),
+        "_best_seat": ((), np.int8, -1),
+        "_best_card": ((), np.int8, -1),
+        "_trick_points": ((), np.int16, 0),
+    }
+    if shape.monte_size:
+        fields_["hidden.monte"] = ((), np.uint64, 0)
+        fields_["hidden.discards"] = ((), np.uint64, 0)
+    return fields_
+
+
+LAYOUT = layout(STANDARD_TABLE)  # the standard game's
+
+
+@lru_cache(maxsize=None)
+def _fields(shape: TableShape) -> tuple:
+    """(name in the layout, attribute, whether it is an attribute of state.hidden) of every array field."""
+    return tuple((name, name.removeprefix(HIDDEN), name.startswith(HIDDEN)) for name in layout(shape))
 
 
 def empty_state(rules: RulesConfig, batch_size: int) -> State:
     """A batch of games with every field at its starting value (and no cards dealt)."""
     return State.from_arrays(rules, {name: np.full((batch_size,) + shape, value, dtype=dtype)
-                                     for name, (shape, dtype, value) in LAYOUT.items()})
+                                     for name, (shape, dtype, value) in layout(rules.table_shape).items()})
 
 
 def clear_games(state: State, g: np.ndarray) -> None:
     """Set every field of the games ``g`` back to its starting value, in place."""
+    starting = layout(state.tables.shape)
     for name, array in state.to_arrays().items():
-        array[g] = LAYOUT[name][2]
+        array[g] = starting[name][2]
 
 
 assert NUM_CARDS == NUM_TRICKS * NUM_SEATS
-assert {attr for _, attr, in_hidden in _FIELDS if not in_hidden} == \
+assert {attr for _, attr, in_hidden in _fields(STANDARD_TABLE) if not in_hidden} == \
     {f.name for f in fields(State)} - {"rules", "hidden", "tables"}
-assert {attr for _, attr, in_hidden in _FIELDS if in_hidden} == {f.name for f in fields(Hidden)}
+assert {attr for _, attr, in_hidden in _fields(TableShape(hand_size=7, tricks=7, monte_size=5)) if in_hidden} == \
+    {f.name for f in fields(Hidden)}

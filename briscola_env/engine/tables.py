@@ -13,10 +13,10 @@ import numpy as np
 
 from ..actions import (MAX_POINTS, MIN_POINTS, NUM_RANK_LEVELS, POINT_BID_OFFSET, RANK_BID_OFFSET,
                        bid_points, point_bid)
-from ..cards import CARD_FACE, NUM_CARDS, NUM_FACES, NUM_SEATS, NUM_SUITS, NUM_TRICKS, CardTables, card_tables
-from ..rules import RulesConfig
+from ..cards import CARD_FACE, NUM_CARDS, NUM_FACES, NUM_SUITS, CardTables, card_tables
+from ..rules import RulesConfig, TableShape
 from .bits import ALL_CARDS, CARD_BIT, LOW_BITS, ONE, WORD
-from .codes import ROLE_NAMES
+from .codes import ROLE_NAMES, Phase
 
 NUM_BID_STATES = POINT_BID_OFFSET + MAX_POINTS - MIN_POINTS + 1  # standing bid: 0 (none) .. 70
 NO_SEAT = -1
@@ -24,6 +24,8 @@ NO_SEAT = -1
 
 @dataclass(frozen=True)
 class RuleTables:
+    shape: TableShape  # seats, hand size, tricks and monte: RulesConfig.table_shape
+    next_seat: np.ndarray  # (seats,) int8, the seat playing after s
     bid_lo: np.ndarray  # (71,) lowest legal bid id given the standing bid id (0 = none)
     bid_bits: np.ndarray  # (71,) uint64, legal bids given the standing bid id, bit j = bid id bid_lo + j
     callable_cards: np.ndarray  # (71,) uint64 card set the caller may name whatever his hand, given the winning bid id
@@ -32,15 +34,16 @@ class RuleTables:
     weakest_missing_rank_bids: np.uint64  # the rank bids among calls_weakest_missing, as a set of action ids
     weakest_missing: np.ndarray  # (4 * 1024,) uint64, flat [suit, faces of it held (bit face - 1)]: the card
     #                              bit of the weakest card of that suit not held if its 2 is held, else 0
-    next_speaker: np.ndarray  # (5, 32) first seat after s (cyclically, s itself last) not in the passed set
+    next_speaker: np.ndarray  # (seats, 2**seats) first seat after s (cyclically, s itself last) not in the passed set
     points: np.ndarray  # (40,) int16 card points
     strength: np.ndarray  # (40,) int8 strength within a suit, 9 = strongest
     target: np.ndarray  # (71,) int16 points the caller's side needs, given the winning bid id
     multiplier: np.ndarray  # (71,) int16 bid multiplier, given the winning bid id
-    follow_from_trick: int  # follow suit is compulsory from this trick index on (8 = never)
+    follow_from_trick: int  # follow suit is compulsory from this trick index on (shape.tricks = never)
     beats: np.ndarray  # (5 * 41 * 40,) bool, flat [trump, best card + 1, card]: card takes the trick from best;
     #                    trump 4 (or -1): no trump
     payoff_by_role: np.ndarray  # (5,) float32, payoff of each Role for a made contract
+    phases: tuple  # the Phase codes a hand under these rules goes through before it is done
 
 
 def _bid_range(rules: RulesConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -129,11 +132,13 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
     bid_bits = LOW_BITS[np.clip(bid_hi - bid_lo, 0, WORD)]
     callable_cards, calls_weakest_missing = _callable(rules, cards)
 
-    next_speaker = np.full((NUM_SEATS, 1 << NUM_SEATS), NO_SEAT, dtype=np.int8)
-    for seat in range(NUM_SEATS):
-        for passed in range(1 << NUM_SEATS):
-            for k in range(1, NUM_SEATS + 1):
-                s = (seat + k) % NUM_SEATS
+    shape = rules.table_shape
+    seats = shape.seats
+    next_speaker = np.full((seats, 1 << seats), NO_SEAT, dtype=np.int8)
+    for seat in range(seats):
+        for passed in range(1 << seats):
+            for k in range(1, seats + 1):
+                s = (seat + k) % seats
                 if not passed >> s & 1:
                     next_speaker[seat, passed] = s
                     break
@@ -144,9 +149,9 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
         target[bid] = max(rules.target, bid_points(bid))
         multiplier[bid] = rules.multiplier_for_points(bid_points(bid))
 
-    follow_from = NUM_TRICKS
+    follow_from = shape.tricks
     if rules.follow_suit:
-        follow_from = NUM_TRICKS - (rules.follow_suit_last_k or NUM_TRICKS)
+        follow_from = shape.tricks - (rules.follow_suit_last_k or shape.tricks)
 
     # A card takes the trick from the best so far (none: index 0) if it is a
     # higher card of the same suit, or a trump over a non-trump.
@@ -160,7 +165,9 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
         beats[trump, 1:] = same_suit_higher | trump_over
 
     pay = rules.payoff_table
+    phases = (Phase.AUCTION,) + ((Phase.DISCARD,) if shape.monte_size else ()) + (Phase.CALL, Phase.PLAY)
     tables = RuleTables(
+        shape=shape, next_seat=((np.arange(seats) + 1) % seats).astype(np.int8), phases=phases,
         bid_lo=bid_lo, bid_bits=bid_bits, callable_cards=callable_cards,
         calls_weakest_missing=calls_weakest_missing, any_weakest_missing_call=bool(calls_weakest_missing.any()),
         weakest_missing_rank_bids=np.bitwise_or.reduce(RANK_BID_BITS * calls_weakest_missing[RANK_BID_IDS]),

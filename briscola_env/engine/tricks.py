@@ -14,12 +14,9 @@ from ..cards import NUM_CARDS
 from ..rules import RulesConfig
 from .tables import RuleTables
 
-NEXT_SEAT = np.array([1, 2, 3, 4, 0], dtype=np.int8)  # NEXT_SEAT[s]: the seat playing after s
-
-
 def first_leader(rules: RulesConfig, caller: np.ndarray, dealer: np.ndarray) -> np.ndarray:
     """The seat leading the first trick: the caller, or the player after the dealer (``rules.first_leader``)."""
-    return caller if rules.first_leader == "caller" else NEXT_SEAT[dealer]
+    return caller if rules.first_leader == "caller" else (dealer + 1) % rules.table_shape.seats
 
 
 def takes_trick(tables: RuleTables, trump: np.ndarray, best: np.ndarray, card: np.ndarray) -> np.ndarray:
