@@ -55,3 +55,30 @@ def check_trainer_format(payload: dict, path: Path) -> None:
         raise RunError(f"{path} holds trainer state of format {found!r}, written by {writer}; this train.py "
                        f"resumes format {TRAINER_FORMAT} only: resume it with the version that wrote it, "
                        "or start afresh (overwrite=true)")
+
+
+def random_state(agent, depth: int = 3) -> dict:
+    """Every random generator an agent holds, by attribute name (NumPy's and PyTorch's), and those of the
+    agents it holds (a search's rollout policy), as plain values and tensors: a fixed opponent that draws
+    random numbers (heuristic:noise=..., random, ppo) then resumes where it was."""
+    state = {}
+    for name, value in vars(agent).items():
+        if isinstance(value, np.random.Generator):
+            state[name] = {"numpy": value.bit_generator.state}
+        elif isinstance(value, torch.Generator):
+            state[name] = {"torch": value.get_state()}
+        elif depth and hasattr(value, "act") and hasattr(value, "__dict__"):
+            state[name] = {"agent": random_state(value, depth - 1)}
+    return state
+
+
+def restore_random_state(agent, state: dict) -> None:
+    """Put back what :func:`random_state` took from ``agent`` (an agent built from the same spec)."""
+    for name, saved in state.items():
+        value = getattr(agent, name)
+        if "numpy" in saved:
+            value.bit_generator.state = saved["numpy"]
+        elif "torch" in saved:
+            value.set_state(saved["torch"])
+        else:
+            restore_random_state(value, saved["agent"])

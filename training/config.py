@@ -88,9 +88,17 @@ class Config:
     opponent_share: float = 0.3
     """Share of games in which 1-4 seats are played by the opponent pool."""
     heuristic_share: float = 0.5
-    """Of the pool's seats, the share played by the pool's fixed agent, `opponent` (the rest: past snapshots)."""
+    """Of the pool's seats, the share played by the pool's fixed agents, `opponent` and the `league`'s (the rest:
+    past snapshots)."""
     opponent: str = "heuristic"
     """Agent spec (as `briscola evaluate` takes) of the pool's fixed agent; --exploit SPEC trains against SPEC alone."""
+    league: list = field(default_factory=list)
+    """More fixed agents for the pool besides `opponent` (agent specs: the distilled network, exploiters of
+    the learner, ...): each fixed seat goes to one of them, the ones the learner beats least the most often
+    (prioritised fictitious self-play, AlphaStar's f(x) = (1 - x)^pfsp_power of the learner's win rate
+    against each). Empty: `opponent` alone, as before."""
+    pfsp_power: float = 2.0
+    """The exponent of the league's weighting: 0 draws the fixed agents uniformly; higher, the harder ones more."""
     snapshot_every: int = 20
     """Updates between snapshots of the policy added to the pool."""
     pool_size: int = 5
@@ -153,7 +161,7 @@ BOUNDS = {
     "concealment_coef": NON_NEGATIVE, "opponent_share": SHARE, "heuristic_share": SHARE,
     "snapshot_every": COUNT, "pool_size": COUNT, "eval_every": COUNT, "eval_deals": COUNT,
     "final_eval_deals": COUNT, "checkpoint_every": COUNT, "torch_threads": NON_NEGATIVE,
-    "stop_after": NON_NEGATIVE,
+    "stop_after": NON_NEGATIVE, "pfsp_power": NON_NEGATIVE,
 }
 """The range of every numeric config key (every int and float field of Config is here)."""
 DEVICES = ("auto", "cpu", "cuda")
@@ -222,6 +230,13 @@ def check_config(config: Config) -> None:
         make_agent(config.opponent, rules=preset(config.rules))
     except ValueError as error:
         raise ValueError(f"config key 'opponent' must be an agent spec: {error}") from None
+    if not all(isinstance(spec, str) for spec in config.league):
+        raise ValueError(f"config key 'league' must list agent specs; got {config.league!r}")
+    for spec in config.league:
+        try:
+            make_agent(spec, rules=preset(config.rules))
+        except ValueError as error:
+            raise ValueError(f"config key 'league': {spec!r} is not an agent spec: {error}") from None
     if config.reward not in REWARD_MODES:
         raise ValueError(f"config key 'reward' must be one of {', '.join(REWARD_MODES)}; got {config.reward!r}")
     if config.device not in DEVICES:

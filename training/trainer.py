@@ -75,7 +75,8 @@ from evaluation import evaluate_pair
 from evaluation.report import edges_table
 from training.config import Config, PER_PROCESS, RESUME_OVERRIDES, read_mapping, check_config
 from training.belief_tracker import BeliefTracker, belief_targets
-from training.checkpoint import TRAINER_FORMAT, check_trainer_format, pack, same_weights, unpack
+from training.checkpoint import (TRAINER_FORMAT, check_trainer_format, pack, random_state, restore_random_state,
+                                 same_weights, unpack)
 from training.run_folder import RunError, run_contents, run_lock
 from training.stop_signals import Interrupted, StopSignals
 from training.trajectories import Trajectories, storage_capacity
@@ -109,6 +110,7 @@ class Trainer:
         self.heuristic = HeuristicAgent(self.rules, seed=config.seed)  # the demonstrator, and by default the opponent
         self.opponent = self.heuristic if config.opponent == "heuristic" else \
             make_agent(config.opponent, seed=config.seed, rules=self.rules)
+        self.league = [make_agent(spec, seed=config.seed, rules=self.rules) for spec in config.league]
         self.demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
 
         # Agent.
@@ -125,7 +127,7 @@ class Trainer:
         self.belief = BeliefTracker(config.num_envs)
 
         # Opponents: the players of the first hands' seats.
-        self.table = Table(config, self.net, self.opponent, self.rng, self.sampler)
+        self.table = Table(config, self.net, [self.opponent, *self.league], self.rng, self.sampler)
         self.table.seat_new_hands(np.arange(config.num_envs))
 
         self.num_updates = max(1, config.total_decisions // (config.num_envs * config.num_steps))
@@ -134,8 +136,11 @@ class Trainer:
 
 
 # ----------------------------------------------------------------------------- opponents
-LEARNER, OPPONENT, FIRST_SNAPSHOT = 0, 1, 2
-"""Places in :attr:`Table.agents`: the learner, the pool's fixed agent (config.opponent), then its snapshots."""
+LEARNER, OPPONENT = 0, 1
+"""Places in :attr:`Table.agents`: the learner, then the pool's fixed agents (config.opponent first, then the
+league's), then its snapshots (from :attr:`Table.first_snapshot`)."""
+LEAGUE_RATE = 0.01
+"""The weight of each hand in the league's moving average of the learner's win rate against an agent."""
 
 
 class SnapshotPlayer:
@@ -153,31 +158,56 @@ class SnapshotPlayer:
 class Table:
     """Who plays each seat of the games in progress, handed out as :func:`agents.play.play_games`
     does: ``agents[seat_agents[g, s]]`` plays seat ``s`` of game ``g``. The agents are the learner
-    (the network being trained: only its decisions are stored), the pool's fixed agent (the heuristic
-    unless config.opponent says otherwise), then the
+    (the network being trained: only its decisions are stored), the pool's fixed agents (config.opponent,
+    the heuristic unless it says otherwise, then config.league's), then the
     opponent pool's snapshots of the learner, oldest first (up to pool_size: the oldest is dropped)."""
 
-    def __init__(self, config: Config, learner: PolicyValueNet, opponent,
+    def __init__(self, config: Config, learner: PolicyValueNet, fixed: list,
                  rng: np.random.Generator, sampler: torch.Generator):
         self.config, self.rng, self.sampler = config, rng, sampler
-        self.learner, self.opponent = learner, opponent
+        self.learner, self.fixed = learner, fixed
+        self.first_snapshot = OPPONENT + len(fixed)
+        self.win_rates = np.full(len(fixed), 0.5)  # the learner's against each fixed agent (the league's statistic)
         self.snapshots: list[PolicyValueNet] = []
         self.seat_agents = np.zeros((config.num_envs, NUM_SEATS), dtype=np.int64)
 
     @property
     def agents(self) -> list:
-        return [self.learner, self.opponent, *(SnapshotPlayer(net, self.sampler) for net in self.snapshots)]
+        return [self.learner, *self.fixed, *(SnapshotPlayer(net, self.sampler) for net in self.snapshots)]
+
+    def league_weights(self) -> np.ndarray:
+        """How often each fixed agent takes a fixed seat: prioritised fictitious self-play's
+        ``(1 - win rate) ** pfsp_power``, normalised, with a floor so that none is dropped for good."""
+        weights = np.maximum(1 - self.win_rates, 1e-3) ** self.config.pfsp_power
+        return weights / weights.sum()
+
+    def record_results(self, games: np.ndarray, rewards: np.ndarray) -> None:
+        """Move each fixed agent's win rate towards the learner's results in the hands just ended in ``games``
+        where both sat (the share of the learner's seats with a positive payoff, hand by hand)."""
+        if len(self.fixed) == 1 or not games.size:  # no league: nothing to weigh, and the runs stay as they were
+            return
+        owners = self.seat_agents[games]
+        learner = owners == LEARNER
+        won = ((rewards[games] > 0) & learner).sum(axis=1) / np.maximum(learner.sum(axis=1), 1)
+        for i in range(len(self.fixed)):
+            rows = (owners == OPPONENT + i).any(axis=1) & learner.any(axis=1)
+            if rows.any():
+                step = 1 - (1 - LEAGUE_RATE) ** rows.sum()
+                self.win_rates[i] += step * (won[rows].mean() - self.win_rates[i])
 
     def seat_new_hands(self, games: np.ndarray) -> None:
         """Seat the hands just dealt in ``games``: the learner everywhere, except that in a share
         (opponent_share) of them 1 to 4 seats go to the pool, each to its fixed agent with
         probability heuristic_share and otherwise to a snapshot drawn at random (once there are any)."""
         config, rng, snapshots = self.config, self.rng, self.snapshots
+        weights = self.league_weights()
         self.seat_agents[games] = LEARNER
         for g in games[rng.random(len(games)) < config.opponent_share]:
             for s in rng.choice(NUM_SEATS, size=rng.integers(1, NUM_SEATS), replace=False):
-                use_snapshot = snapshots and rng.random() >= config.heuristic_share
-                player = FIRST_SNAPSHOT + int(rng.integers(len(snapshots))) if use_snapshot else OPPONENT
+                if snapshots and rng.random() >= config.heuristic_share:
+                    player = self.first_snapshot + int(rng.integers(len(snapshots)))
+                else:  # a fixed agent; with no league, config.opponent without a draw, as before
+                    player = OPPONENT + (int(rng.choice(len(weights), p=weights)) if len(weights) > 1 else 0)
                 self.seat_agents[g, s] = player
 
     def add_snapshot(self, net: PolicyValueNet) -> None:
@@ -189,9 +219,10 @@ class Table:
 
     def seat_shares(self) -> dict[str, float]:
         """The share of all seats that each kind of player holds now."""
-        counts = np.bincount(np.minimum(self.seat_agents, FIRST_SNAPSHOT).ravel(), minlength=FIRST_SNAPSHOT + 1)
-        fixed = "heuristic" if self.config.opponent == "heuristic" else "opponent"  # the default's tag as it was
-        return dict(zip(("learner", fixed, "snapshot"), counts / self.seat_agents.size))
+        kinds = np.select([self.seat_agents == LEARNER, self.seat_agents < self.first_snapshot], [0, 1], 2)
+        counts = np.bincount(kinds.ravel(), minlength=3)
+        fixed = "heuristic" if self.config.opponent == "heuristic" and not self.config.league else "opponent"
+        return dict(zip(("learner", fixed, "snapshot"), counts / self.seat_agents.size))  # the default's tags
 
 
 # ----------------------------------------------------------------------------- rollout
@@ -219,6 +250,7 @@ def rollout(trainer: Trainer) -> list[dict]:
         rewards = out.rewards.copy()
         trainer.belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
         trainer.storage.finish(ended, rewards, config.gamma, config.gae_lambda)
+        table.record_results(ended, rewards)
         finished.append({key: out.info[key][ended] for key in GAME_FACTS}
                         | {"learner": table.seat_agents[ended] == LEARNER})
         table.seat_new_hands(ended)
@@ -382,6 +414,11 @@ def log_update(writer, trainer: Trainer, stats: dict, finished: list[dict], sps:
     for name, share in trainer.table.seat_shares().items():
         writer.add_scalar(f"pool/{name}_seats", share, step)
     writer.add_scalar("pool/snapshots", len(trainer.table.snapshots), step)
+    if trainer.config.league:
+        for spec, win_rate, weight in zip([trainer.config.opponent, *trainer.config.league], trainer.table.win_rates,
+                                          trainer.table.league_weights()):
+            writer.add_scalar(f"league/win_rate_vs_{spec}", win_rate, step)
+            writer.add_scalar(f"league/weight_of_{spec}", weight, step)
 
 
 def log_games(writer, finished: list[dict], step: int) -> None:
@@ -448,7 +485,9 @@ def trainer_state(trainer: Trainer) -> dict:
             "storage": trainer.storage.state_dict(), "belief": trainer.belief.state_dict(),
             "owner": trainer.table.seat_agents,
             "pool": [p.state_dict() for p in snapshots[:len(snapshots) - newest_is_model]],
-            "pool_ends_with_model": newest_is_model, "rng": trainer.rng.bit_generator.state,
+            "pool_ends_with_model": newest_is_model, "league_win_rates": trainer.table.win_rates,
+            "fixed_agents_random": [random_state(agent) for agent in trainer.table.fixed],
+            "rng": trainer.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "sampler": trainer.sampler.get_state(),
             "update": trainer.update, "decisions": trainer.decisions}
 
@@ -472,6 +511,9 @@ def restore(trainer: Trainer, payload: dict) -> None:
         snapshot = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0)
         snapshot.load_state_dict(state)
         trainer.table.add_snapshot(snapshot)
+    trainer.table.win_rates[...] = saved.get("league_win_rates", 0.5)  # checkpoints from before the league: 0.5
+    for agent, state in zip(trainer.table.fixed, saved.get("fixed_agents_random", [])):  # (before: not saved)
+        restore_random_state(agent, state)
     trainer.rng.bit_generator.state = saved["rng"]
     torch.set_rng_state(saved["torch_rng"])  # after the snapshots, whose initial weights drew from it
     trainer.sampler.set_state(saved["sampler"])
