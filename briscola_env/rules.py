@@ -61,6 +61,8 @@ class TableShape:
 STANDARD_TABLE = TableShape()
 MONTE_SIZE = 5  # cards of the monte (briscola col monte, 001): 7 cards each to five players, 5 face down
 MONTE_TABLE = TableShape(hand_size=CARDS_PER_HAND - 1, tricks=NUM_TRICKS - 1, monte_size=MONTE_SIZE)
+FOUR_TABLE = TableShape(seats=4, hand_size=NUM_CARDS // 4, tricks=NUM_CARDS // 4)  # 004: 10 cards each, 2 against 2
+PLAYERS = (5, 4)
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,13 @@ class PayoffTable:
                                  f"got {v!r}")
 
     @classmethod
-    def standard(cls, partner_payoff: str = "half") -> "PayoffTable":
+    def standard(cls, partner_payoff: str = "half", players: int = NUM_SEATS) -> "PayoffTable":
         """RULES.md's zero-sum table; with ``"equal"`` the partner scores as the
-        caller and the three defenders share the cost."""
+        caller and the three defenders share the cost. For four players, RULES.md's
+        table for four (two against two: +1 to caller and partner, -1 to each
+        defender; solo +3, -1 each), whatever ``partner_payoff``."""
+        if players == FOUR_TABLE.seats:
+            return cls(caller=1, partner=1, defender=-1, solo_caller=3, solo_defender=-1)
         if partner_payoff == "equal":
             return cls(caller=2, partner=2, defender=-4 / 3)
         return cls()
@@ -136,7 +142,7 @@ class RulesConfig:
     follow_suit: bool = False
     """House rule: a player holding the suit led must follow it."""
     follow_suit_last_k: Optional[int] = None
-    """With follow_suit: only in the last k tricks (1..8, 1..7 with a monte); None = every trick."""
+    """With follow_suit: only in the last k tricks (1..8; 1..7 with a monte, 1..10 for four); None = every trick."""
     target: int = 61
     """Points the caller's side needs (or the points bid, if higher): 61, or 60 (a 60-60 tie goes to the caller)."""
     point_multipliers: bool = True
@@ -144,8 +150,8 @@ class RulesConfig:
     multiplier_table: tuple = DEFAULT_MULTIPLIER_TABLE
     """(lowest bid, multiplier) bands, ascending, the first starting at 61."""
     cappotto: str = "points"
-    """Bonus when one side takes everything: 'points' (all 120 points), 'tricks' (all 8 tricks, 7 with a monte)
-    or 'off'."""
+    """Bonus when one side takes everything: 'points' (all 120 points), 'tricks' (all 8 tricks; 7 with a monte,
+    10 for four) or 'off'."""
     cappotto_multiplier: int = 2
     """Multiplier applied on a cappotto (2, or 3 in some houses)."""
     ten_card: str = "three"
@@ -153,14 +159,18 @@ class RulesConfig:
     partner_payoff: str = "half"
     """Partner's payoff: 'half' the caller's (standard) or 'equal' to it."""
     payoff_table: Optional[PayoffTable] = None
-    """Session points for a made contract; None = PayoffTable.standard(partner_payoff)."""
+    """Session points for a made contract; None = PayoffTable.standard(partner_payoff, players)."""
     blind_first_trick: bool = False
     """Prima mano al buio: the auction, then a first trick without trump (led as first_leader says), then the
     call; the first trick's winner leads the second. A card played in the first trick may be called (the
     partner is then revealed at once), and the caller's own card there counts as his own for the call."""
+    players: int = NUM_SEATS
+    """Seats at the table: 5, or 4 (004's version for four: 10 cards each, 10 tricks of 4, the partner called
+    among the three others, 2 against 2, RULES.md's zero-sum table for four; no monte, and partner_payoff
+    does not apply: the partner scores as the caller)."""
     monte: bool = False
-    """Briscola col monte: 7 cards each and 5 face down; the caller takes them after the auction and discards 5
-    (one decision each, the play-card ids), then calls; 7 tricks. The discards' points count for his side; a
+    """Briscola col monte (five players): 7 cards each and 5 face down; the caller takes them after the auction and
+    discards 5 (one decision each, the play-card ids), then calls; 7 tricks. The discards' points count for his side; a
     discarded card is his own for the call (a solo; not callable without self-calls, unless every card his
     bid lets him call is his own, which only the monte can bring about: then he calls one of them, solo)."""
 
@@ -181,7 +191,7 @@ class RulesConfig:
         _bool("allow_self_call", self.allow_self_call)
         _one_of("first_leader", self.first_leader, FIRST_LEADERS)
         _bool("follow_suit", self.follow_suit)
-        _bool("monte", self.monte)
+        self._check_table()
         if self.follow_suit_last_k is not None:
             _int_in("follow_suit_last_k", self.follow_suit_last_k, 1, self.table_shape.tricks)
             if not self.follow_suit:
@@ -194,9 +204,24 @@ class RulesConfig:
         _one_of("ten_card", self.ten_card, TEN_CARD_VARIANTS)
         _one_of("partner_payoff", self.partner_payoff, PARTNER_PAYOFFS)
         _bool("blind_first_trick", self.blind_first_trick)
+        self._check_payoff_table()
+
+    def _check_table(self) -> None:
+        """The fields that shape the table: seats and the monte, and what a monte allows."""
+        _one_of("players", self.players, PLAYERS)
+        _bool("monte", self.monte)
+        if self.monte and self.players != NUM_SEATS:
+            raise ValueError(f"monte is a variant for five (001: 7 cards each and 5 in the monte); with "
+                             f"players={self.players} the sources give none: use monte=False, or players=5")
+
+    def _check_payoff_table(self) -> None:
+        if self.players != NUM_SEATS and self.partner_payoff != "half":
+            raise ValueError(f"partner_payoff={self.partner_payoff!r} applies to five players; with players="
+                             f"{self.players} the partner always scores as the caller (RULES.md's table for four): "
+                             "leave partner_payoff='half'")
         table = self.payoff_table
         if table is None:
-            object.__setattr__(self, "payoff_table", PayoffTable.standard(self.partner_payoff))
+            object.__setattr__(self, "payoff_table", PayoffTable.standard(self.partner_payoff, self.players))
         elif isinstance(table, dict):
             unknown = sorted(set(table) - {f.name for f in fields(PayoffTable)})
             if unknown:
@@ -206,17 +231,22 @@ class RulesConfig:
         elif not isinstance(table, PayoffTable):
             raise ValueError(f"payoff_table must be a PayoffTable, a dict or None; got {table!r}")
         table = self.payoff_table
-        expected_partner = table.caller if self.partner_payoff == "equal" else table.caller / 2
+        equal = self.partner_payoff == "equal" or self.players != NUM_SEATS
+        expected_partner = table.caller if equal else table.caller / 2
         if table.partner != expected_partner:
+            rule = f"partner_payoff={self.partner_payoff!r}" if self.players == NUM_SEATS else \
+                f"players={self.players}"
             raise ValueError(
-                f"partner_payoff={self.partner_payoff!r} means the partner gets {expected_partner} when the caller "
+                f"{rule} means the partner gets {expected_partner} when the caller "
                 f"gets {table.caller}, but payoff_table.partner is {table.partner}; "
-                f"use PayoffTable.standard({self.partner_payoff!r}) or fix the table"
+                f"use PayoffTable.standard({self.partner_payoff!r}, players={self.players}) or fix the table"
             )
 
     @property
     def table_shape(self) -> TableShape:
         """Seats, hand size, tricks and monte of the table these rules are played at."""
+        if self.players == FOUR_TABLE.seats:
+            return FOUR_TABLE
         return MONTE_TABLE if self.monte is True else STANDARD_TABLE
 
     def _check_multiplier_table(self) -> None:
@@ -262,8 +292,9 @@ class RulesConfig:
         unknown = sorted(set(changes) - {f.name for f in fields(self)})
         if unknown:
             raise ValueError(f"unknown rules key(s) {unknown}; allowed keys: {', '.join(f.name for f in fields(self))}")
-        if "partner_payoff" in changes and "payoff_table" not in changes:
-            changes["payoff_table"] = None  # re-derive the standard table for the new partner rule
+        if "payoff_table" not in changes and ("partner_payoff" in changes or (
+                "players" in changes and self.payoff_table == PayoffTable.standard(self.partner_payoff, self.players))):
+            changes["payoff_table"] = None  # re-derive the standard table for the new partner rule or table
         return replace(self, **changes)
 
 
@@ -281,6 +312,7 @@ PRESETS: dict[str, dict] = {
     "call_any_after_points": {"call_after_two": "any"},  # the earlier reading: after points any card is callable
     "al_buio": {"blind_first_trick": True},  # prima mano al buio (001): the first trick without trump, then the call
     "monte": {"monte": True},  # briscola col monte (001, Sicily): 7 cards each, the caller takes 5 and discards 5
+    "four_players": {"players": 4},  # 004's version for four: 10 cards each, 2 against 2
 }
 
 

@@ -34,6 +34,7 @@ VARIANT_VALUES = {
     "payoff_table": [{"caller": 3, "partner": 1.5, "defender": -1, "solo_caller": 6, "solo_defender": -2}],
     "blind_first_trick": [True],
     "monte": [True],
+    "players": [4],
 }
 _NEEDS = {"min_point_bid": {"bidding": "points_only"}, "follow_suit_last_k": {"follow_suit": True}}
 assert set(VARIANT_VALUES) == {f.name for f in fields(RulesConfig)}, "every rules field must be swept"

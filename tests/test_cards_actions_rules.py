@@ -284,6 +284,12 @@ BAD_VALUES = [
     ({"blind_first_trick": "yes"}, "blind_first_trick", "True or False"),
     ({"monte": 1}, "monte", "True or False"),
     ({"monte": True, "follow_suit": True, "follow_suit_last_k": 8}, "follow_suit_last_k", "1..7"),
+    ({"players": 3}, "players", "5, 4"),
+    ({"players": "4"}, "players", "5, 4"),
+    ({"players": 4.0}, "players", "5, 4"),
+    ({"monte": True, "players": 4}, "players", "monte=False, or players=5"),
+    ({"players": 4, "partner_payoff": "equal"}, "players", "leave partner_payoff='half'"),
+    ({"players": 4, "payoff_table": {"caller": 2, "partner": 1}}, "players", "partner gets 2"),
 ]
 
 

@@ -19,10 +19,28 @@ GAMES_PER_CONFIG = 2000
 BATCH = 500
 # The fields of RULES.md's "variants that change the table", each combined with every other field's
 # non-default values (support.rule_configs), on fewer games per combination.
-TABLE_VARIANTS = {"blind_first_trick": True, "monte": True}
-COMBINED = {f"{name}+{field}={value}": rules.replace(**{field: value})
-            for field, value in TABLE_VARIANTS.items()
-            for name, rules in rule_configs().items() if not name.startswith(("preset:", f"{field}="))}
+TABLE_VARIANTS = {"blind_first_trick": True, "monte": True, "players": 4}
+# The combinations the rules refuse, with a clear error: the sources have no monte for four, and the
+# partner's payoff at four is the table for four (see RulesConfig.players).
+REFUSED = {"monte=True+players=4", "players=4+monte=True", "partner_payoff=equal+players=4",
+           "payoff_table={'caller': 3, 'partner': 1.5, 'defender': -1, 'solo_caller': 6, 'solo_defender': -2}"
+           "+players=4"}
+
+
+def combined_configs() -> tuple[dict[str, RulesConfig], set[str]]:
+    combined, refused = {}, set()
+    for field, value in TABLE_VARIANTS.items():
+        for name, rules in rule_configs().items():
+            if name.startswith(("preset:", f"{field}=")):
+                continue
+            try:
+                combined[f"{name}+{field}={value}"] = rules.replace(**{field: value})
+            except ValueError:
+                refused.add(f"{name}+{field}={value}")
+    return combined, refused
+
+
+COMBINED, _REFUSED = combined_configs()
 GAMES_PER_COMBINATION = 500
 
 
@@ -62,3 +80,7 @@ def test_sweep_covers_both_calls_after_the_two_under_every_preset():
     for name in PRESETS:
         for value in CALL_AFTER_TWO_RULES:
             assert any(rules == preset(name, call_after_two=value) for rules in CONFIGS.values()), (name, value)
+
+
+def test_the_refused_combinations_are_exactly_those_the_sources_lack():
+    assert _REFUSED == REFUSED

@@ -16,7 +16,7 @@ from briscola_env import BatchedEnv, engine, env, raw_env
 from briscola_env.observation import encode, observation_spec, privileged_spec
 from briscola_env.rules import preset
 
-VARIANT_PRESETS = ["al_buio", "monte"]
+VARIANT_PRESETS = ["al_buio", "monte", "four_players"]
 # The two warnings api_test gives any env with Dict observations; nothing else is expected.
 KNOWN_DICT_WARNINGS = {
     "Observation is not a NumPy array",

@@ -19,6 +19,9 @@ VARIANT_RULES = {
     "monte_no_self_call": RulesConfig(monte=True, allow_self_call=False),
     "monte_follow_suit_at_least": RulesConfig(monte=True, follow_suit=True, call_rule="at_least"),
     "monte_al_buio": RulesConfig(monte=True, blind_first_trick=True),
+    "four_players": preset("four_players"),
+    "four_no_self_call_follow_suit": RulesConfig(players=4, allow_self_call=False, follow_suit=True),
+    "four_al_buio_points_only": RulesConfig(players=4, blind_first_trick=True, bidding="points_only"),
 }
 
 
