@@ -13,7 +13,9 @@ place, as in training. Three ways of driving the engine are timed:
 - ``+mask``: ``inplace`` plus building the ``(B, 151)`` bool legal mask every
   step, as a policy network reading the mask would.
 
-The scalar reference plays the same kind of games one at a time.
+The scalar reference plays the same kind of games one at a time. Last, the presets of the
+variants that change the table (``al_buio``, ``monte``, ``four_players``) are timed on the
+engine (``inplace``), each against the chosen rules at the same batch size.
 
 The batched environment (``BatchedEnv``) adds the observation of the seat to
 act in every game, its legal mask and the auto-reset: "observed decisions".
@@ -46,6 +48,9 @@ import numpy as np  # noqa: E402
 from briscola_env import BatchedEnv, engine, env, preset, raw_env  # noqa: E402
 from briscola_env.reference import ReferenceGame  # noqa: E402
 from briscola_env.rules import PRESETS  # noqa: E402
+
+
+TABLE_VARIANTS = ("al_buio", "monte", "four_players")  # presets of RULES.md's variants that change the table
 
 
 def best_rate(blocks, seconds: float, repeats: int) -> float:
@@ -83,7 +88,7 @@ def engine_steps(rules, batch_size: int, mode: str, seed: int = 0):
 def reference_games(rules, seed: int = 0):
     """Play random games with the scalar reference forever, yielding each game's decisions."""
     rng = random.Random(seed)
-    deals, dealers = engine.deal_from_seeds(np.arange(10_000))  # dealing is not the reference's job
+    deals, dealers = engine.deal_from_seeds(np.arange(10_000), rules)  # dealing is not the reference's job
     deals, dealers = deals.tolist(), dealers.tolist()
     for game_seed in itertools.cycle(range(len(deals))):
         game = ReferenceGame(rules, deals[game_seed], dealers[game_seed])
@@ -133,8 +138,8 @@ def main(argv=None) -> None:
                         choices=["inplace", "pure", "+mask"], help="ways of driving the engine")
     parser.add_argument("--env-sizes", type=int, nargs="+", default=[1024, 4096, 8192],
                         help="batch sizes for the batched env")
-    parser.add_argument("--only", nargs="+", default=["engine", "batched", "aec"],
-                        choices=["engine", "batched", "aec"])
+    parser.add_argument("--only", nargs="+", default=["engine", "batched", "aec", "variants"],
+                        choices=["engine", "batched", "aec", "variants"])
     args = parser.parse_args(argv)
     rules = preset(args.rules)
 
@@ -159,6 +164,15 @@ def main(argv=None) -> None:
         print("PettingZoo AEC env (one game at a time)")
         for name, make_env in (("raw_env()", lambda: raw_env(rules=rules)), ("env()", lambda: env(rules=rules))):
             print(f"{name:>10}{measure(aec_games(make_env)):>14,.0f} steps/s", flush=True)
+    if "variants" in args.only:
+        # The variants that change the table (other seats, tricks, a monte), against the rules above.
+        print(f"table variants, engine inplace dec/s (vs {args.rules!r} at the same batch size)\n{'batch':>6}"
+              + "".join(f"{name:>22}" for name in TABLE_VARIANTS))
+        for batch_size in args.batch_sizes:
+            base = measure(engine_steps(rules, batch_size, "inplace"))
+            rates = [measure(engine_steps(preset(name), batch_size, "inplace")) for name in TABLE_VARIANTS]
+            cells = "".join(f"{f'{r:,.0f} ({r / base:.2f}x)':>22}" for r in rates)
+            print(f"{batch_size:>6}{cells}", flush=True)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,11 @@ hand is done, and to nobody else before. ``unseen`` is then what the player cann
 others' hands, the monte before the auction is won, the discards (but for the caller). The
 privileged view adds the monte and the discards (285 entries).
 
+**Four players** (``RulesConfig(players=4)``, 1488 entries): every seat section 4 wide,
+``current_trick`` 3 x 40, ``trick_index`` 11 wide, ``tricks_won`` up to 10, ``auction_bids``
+70 x 4, ``auction_passes`` 4 x 71, ``played_by`` 40 x 4, ``played_in_trick`` 40 x 10; the
+privileged view is 164 entries.
+
 **Prima mano al buio** (``RulesConfig.blind_first_trick``): the same layout. The first trick is
 played in phase ``play`` before any call, so ``called_card``, ``trump`` and ``i_hold_called`` are
 all zero through it; then ``phase`` reads ``call`` (the trick's cards stay in ``played_by`` and

@@ -62,8 +62,11 @@ from the env's own generator, seeded by ``seed``, and so is the dealer unless
 are of 7 cards, the caller takes the monte and makes five ``discard`` decisions (phase 4, the
 play-card ids) before the call, seven tricks follow, and ``reset(options=...)`` takes the monte's
 five cards as ``"monte"`` beside ``"hands"``; the views have a ``monte`` and a ``discards``
-section and the state a monte and discards too. The observation space's size is that of
-:func:`~briscola_env.observation.observation_spec` of the rules (1635 in the standard game).
+section and the state a monte and discards too. With ``players=4`` (preset ``four_players``) the
+agents are ``player_0`` .. ``player_3``, the hands of 10 cards (``"hands"``: four lists) and the
+hand ten tricks. The observation space's size is that of
+:func:`~briscola_env.observation.observation_spec` of the rules (1635 in the standard game),
+the state's that of :func:`~briscola_env.observation.privileged_spec`.
 
 As in PettingZoo's classic games, once the hand is over each agent steps out
 with ``step(None)``; ``step`` or ``last`` after every agent has stepped out,
@@ -129,7 +132,7 @@ def _card_set(cards) -> np.uint64:
 
 
 class raw_env(AECEnv):
-    """One hand of Briscola Chiamata for five agents (see the module docstring)."""
+    """One hand of Briscola Chiamata for five agents, or four (see the module docstring)."""
 
     metadata = {
         "name": "briscola_chiamata_v0",

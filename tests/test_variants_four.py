@@ -132,3 +132,11 @@ def test_the_aec_env_has_four_agents_and_checks_seats_0_to_3(bad, word):
     assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     with pytest.raises(ValueError, match=word):
         e.reset(options={"hands": four_hands({}), "dealer": bad})
+
+
+def test_the_four_player_layout_is_documented_with_its_sizes():
+    import briscola_env.observation as observation
+    from briscola_env.observation import privileged_spec
+
+    assert f"(``RulesConfig(players=4)``, {observation_spec(FOUR).size} entries)" in observation.__doc__
+    assert f"the\nprivileged view is {privileged_spec(FOUR).size} entries" in observation.__doc__

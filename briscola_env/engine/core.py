@@ -51,8 +51,9 @@ def init(seeds, rules: Optional[RulesConfig] = None) -> State:
     return state
 
 
-def _deal(state: State, g: np.ndarray, hands: np.ndarray, monte: np.ndarray, dealers: np.ndarray) -> None:
-    """Start fresh hands in the games ``g`` (whose fields are at their starting values)."""
+def _deal(state: State, g: np.ndarray, hands: np.ndarray, monte: Optional[np.ndarray], dealers: np.ndarray) -> None:
+    """Start fresh hands in the games ``g`` (whose fields are at their starting values); ``monte``: the
+    monte's cards (None without one)."""
     state.dealer[g] = dealers
     state.current_player[g] = state.tables.next_seat[dealers]
     state.hidden.hand_bits[g] = hands

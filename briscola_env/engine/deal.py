@@ -81,14 +81,17 @@ def _shuffle(seeds, shape: TableShape) -> tuple[np.ndarray, np.ndarray]:
     return np.argsort(keys[:, 1:], axis=1), dealers
 
 
-def seeded_hands(seeds, shape: TableShape = STANDARD_TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def seeded_hands(seeds, shape: TableShape = STANDARD_TABLE) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """``(hand_bits (B, seats) uint64, monte (B,) uint64, dealers (B,) int8)``, one uniform deal per
-    seed at a table of ``shape`` (the monte's set is empty without one)."""
+    seed at a table of ``shape`` (the monte None without one)."""
     order, dealers = _shuffle(seeds, shape)
+    if not shape.monte_size:  # (re-dealing is on the training loop's path: nothing more than needed)
+        hands = CARD_BIT[order].reshape(-1, shape.seats, shape.hand_size)
+        return hands.sum(axis=2, dtype=np.uint64), None, dealers  # distinct bits: the sum is their union
     dealt = shape.seats * shape.hand_size
     hands = CARD_BIT[order[:, :dealt]].reshape(-1, shape.seats, shape.hand_size)
     monte = CARD_BIT[order[:, dealt:]].sum(axis=1, dtype=np.uint64)
-    return hands.sum(axis=2, dtype=np.uint64), monte, dealers  # distinct bits: the sum is their union
+    return hands.sum(axis=2, dtype=np.uint64), monte, dealers
 
 
 def deal_from_seeds(seeds, rules: RulesConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
