@@ -546,3 +546,17 @@ def test_briscola_serve_runs_until_ctrl_c(tmp_path):
         out, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert "server stopped" in out
+
+
+def test_a_hand_with_the_first_trick_blind_plays_to_its_end(serve):
+    """al_buio: the first trick before the call, without trump; the page offers what the engine allows."""
+    browser = Browser(serve(settings(rules_name="al_buio")))
+    ok(browser.post("/api/play/new"))
+    view, sent = play_out(browser)
+    assert view["phase"] == "done" and len(sent) > 8
+
+
+@pytest.mark.parametrize("rules_name", ["monte", "four_players"])
+def test_tables_the_page_does_not_draw_are_refused_before_the_server_starts(rules_name):
+    with pytest.raises(ValueError, match="the web table seats five players without a monte"):
+        settings_from(parse(["--rules", rules_name]))

@@ -91,6 +91,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         raise ValueError(f"--watch: give one agent spec (for all five seats) or five, in seat order; "
                          f"got {len(watchers)}")
     rules = preset(args.rules)
+    if rules.table_shape != preset("standard").table_shape:  # the page draws five seats of 8 cards, no discards
+        raise ValueError(f"--rules {args.rules}: the web table seats five players without a monte; "
+                         "evaluate agents at that table with briscola evaluate --rules NAME")
     for spec in dict.fromkeys(opponents + watchers):  # each spec once, so a bad one fails here, not in a page
         make_agent(spec, seed=0, rules=rules)
     record = writable_folder(args.record) if args.record is not None else None
