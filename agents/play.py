@@ -9,8 +9,7 @@ import numpy as np
 
 from briscola_env import BatchedEnv, engine
 from briscola_env.batched_env import BatchStep
-from briscola_env.cards import NUM_SEATS
-from briscola_env.rules import RulesConfig
+from briscola_env.rules import RulesConfig, resolve_rules
 
 from .base import Agent
 
@@ -18,7 +17,8 @@ from .base import Agent
 def play_games(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: np.ndarray,
                rules: Optional[RulesConfig] = None,
                observe: Optional[Callable[[BatchedEnv, BatchStep], None]] = None) -> tuple[engine.State, np.ndarray]:
-    """Play game ``g`` from ``deal_seeds[g]`` with ``agents[seat_agents[g, s]]`` at seat ``s``.
+    """Play game ``g`` from ``deal_seeds[g]`` with ``agents[seat_agents[g, s]]`` at seat ``s`` of the
+    table of ``rules`` (five seats, or four: ``RulesConfig.players``).
 
     All games are stepped together; at each step every agent acts once, for
     the games where it is to act. Returns the final engine state (payoffs in
@@ -27,9 +27,10 @@ def play_games(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: np.
     if given, sees every step's environment and output before the agents act."""
     seat_agents = np.asarray(seat_agents)
     deal_seeds = np.asarray(deal_seeds)
-    n = len(deal_seeds)
-    if seat_agents.shape != (n, NUM_SEATS) or seat_agents.min() < 0 or seat_agents.max() >= len(agents):
-        raise ValueError(f"seat_agents must be ({n}, 5) indices into the {len(agents)} agents")
+    n, seats = len(deal_seeds), resolve_rules(rules).table_shape.seats
+    if seat_agents.shape != (n, seats) or seat_agents.min() < 0 or seat_agents.max() >= len(agents):
+        raise ValueError(f"seat_agents must be ({n}, {seats}) indices into the {len(agents)} agents, one a seat of "
+                         f"the table of {seats}; got shape {seat_agents.shape}")
     env = BatchedEnv(n, rules, auto_reset=False)
     out = env.reset(deal_seeds=deal_seeds)
     games = np.arange(n)

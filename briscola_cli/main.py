@@ -48,8 +48,7 @@ from briscola_env.cards import LANGUAGES, NUM_SEATS
 from briscola_env.render import printable
 from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
-from evaluation.duplicate import (GAMES_PER_DEAL_ONE_SIDED, DuplicateResult, evaluate_one_sided, games_per_deal,
-                                  round_robin)
+from evaluation.duplicate import DuplicateResult, evaluate_one_sided, games_per_deal, lone_games, round_robin
 from evaluation.parallel import add_work_arguments, check_workers, chunk_size
 from evaluation.report import (MIXED_GAMES_FILE, claim_folder, ratings, results_markdown, writable_file,
                                writable_folder, write)
@@ -84,17 +83,18 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Opti
         raise ValueError("evaluate needs at least two agent specs")
     if record and out is None:
         raise ValueError("recording games needs a run folder to write them into")
+    rules = preset(rules_name)
+    seats = rules.table_shape.seats
     if not one_sided:
-        tables = check_tables(tables)
+        tables = check_tables(tables, seats)
     workers = check_workers(workers)
     chunk = chunk_size(deals, chunk)  # checked, and as resolved: it decides the games of agents that draw
-    rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
     if out is not None:
         out = claim_folder(out, numbered_out)
     pairs = len(specs) * (len(specs) - 1) // 2
-    per_pair = deals * (GAMES_PER_DEAL_ONE_SIDED if one_sided else games_per_deal(tables))
+    per_pair = deals * (lone_games(seats) if one_sided else games_per_deal(tables, seats))
     with tqdm(total=per_pair * pairs, unit="game", desc="evaluate", file=sys.stderr) as bar:
         done = [0]
 
@@ -104,7 +104,7 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Opti
 
         if one_sided:
             results = [evaluate_one_sided(*agents, deals, seed, rules, chunk, names=tuple(names),
-                                          progress=lambda n: progress(n * GAMES_PER_DEAL_ONE_SIDED), workers=workers)]
+                                          progress=lambda n: progress(n * lone_games(seats)), workers=workers)]
         else:
             results = round_robin(agents, names, deals, seed, rules, tables, workers, chunk=chunk, progress=progress)
     rated = ratings(results)
@@ -146,7 +146,7 @@ def train_belief_model(specs: list[str], games: int, seed: int, rules_name: str,
     if out.is_dir():
         raise ValueError(f"{out} is a folder: --out names the model file to write, such as runs/belief.pt")
     writable_folder(out.parent)
-    layout = np.random.default_rng(seed).integers(0, len(agents), (games + held_out, NUM_SEATS))
+    layout = np.random.default_rng(seed).integers(0, len(agents), (games + held_out, rules.table_shape.seats))
     views = collect_views(agents, layout, np.concatenate([fit_deals, check_deals]), rules)
     fit, check = views.select(views.game < games), views.select(views.game >= games)
     with tqdm(total=epochs, desc="belief", unit="epoch", file=sys.stderr) as bar:
@@ -313,7 +313,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "one-against-four games, played anyway) and half of k = 2 and of k = 3, 5 each, drawn per "
                          "deal from --seed with A at every seat equally often within each k (no other count keeps "
                          "that balance and edge(A, B) = -edge(B, A)). Fewer tables make each deal's mean noisier, "
-                         "so the interval widens; the bootstrap over deals still covers that noise")
+                         "so the interval widens; the bootstrap over deals still covers that noise. With --rules "
+                         "four_players every evaluation plays all 14 seatings of a table of four (k = 1..3), and 20 is "
+                         "refused")
     add_work_arguments(ev)
     se = commands.add_parser("session", help="multi-hand matches at a table of 5, 6 or 7",
                              formatter_class=HelpFormatter)
@@ -328,7 +330,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     pl = commands.add_parser("play", help="play hands against agents in the terminal, until you type quit",
                              formatter_class=HelpFormatter)
     pl.add_argument("--opponents", nargs="+", default=["heuristic"],
-                    help="one agent spec (for the four other seats), or four in seat order; the specs of "
+                    help="one agent spec (for the four other seats), or four in seat order (three with --rules "
+                         "four_players); the specs of "
                          "briscola evaluate --help")
     pl.add_argument("--seat", type=int, default=0, choices=range(NUM_SEATS), help="your seat")
     pl.add_argument("--seed", type=int, default=None,

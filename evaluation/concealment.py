@@ -3,7 +3,7 @@
 For games played by one population (the same agent at every seat), a belief
 model (:mod:`agents.belief`) names the partner from the view of each player
 who does not know him, the caller and the defenders, at each of their
-decisions in card play. Per trick (1-8) and viewer role:
+decisions in card play. Per trick (1-8; 1-7 with a monte, 1-10 at four seats) and viewer role:
 
 - **accuracy**: on the views before the called card is played, the belief's
   best guess is the partner (a tie among k seats counts 1/k, so a uniform
@@ -34,10 +34,10 @@ import numpy as np
 
 from agents import Agent
 from agents.belief import BeliefModel, Views, collect_views
-from briscola_env.cards import NUM_SEATS, NUM_TRICKS
+from briscola_env.cards import NUM_TRICKS
 from briscola_env.engine import Role
 from briscola_env.files import write_atomically
-from briscola_env.rules import RulesConfig
+from briscola_env.rules import RulesConfig, resolve_rules
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 
 VIEWERS = {"caller": Role.CALLER, "defender": Role.DEFENDER}
@@ -50,20 +50,26 @@ CHANCE = {"caller": 1 / 4, "defender": 1 / 3}
 class ConcealmentResult:
     population: str
     games: int
-    accuracy: dict  # viewer -> 8 values by trick (None: no view), before the reveal
-    log_loss: dict  # viewer -> 8 values by trick, before the reveal
-    identified: dict  # viewer -> 8 values by trick, all views
-    views: dict  # viewer -> 8 counts of views before the reveal
-    called_trick: list  # share of hands with a partner (not solo) whose called card was played in trick 1..8
+    accuracy: dict  # viewer -> a value by trick (8 tricks; None: no view), before the reveal
+    log_loss: dict  # viewer -> a value by trick, before the reveal
+    identified: dict  # viewer -> a value by trick, all views
+    views: dict  # viewer -> counts of views by trick, before the reveal
+    called_trick: list  # share of hands with a partner (not solo) whose called card was played in each trick
     contracts_made: float  # share of the hands whose contract was made (a void hand counts as not made)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def tricks(self) -> int:
+        """The tricks of a hand of the games measured (8; 7 with a monte, 10 at four seats)."""
+        return len(self.called_trick)
+
 
 def measure(views: Views, probabilities: np.ndarray, population: str, games: int,
-            contracts_made: float) -> ConcealmentResult:
-    """The metric's arithmetic, from logged views and the belief's ``(n, 5)`` probabilities on them."""
+            contracts_made: float, tricks: int = NUM_TRICKS) -> ConcealmentResult:
+    """The metric's arithmetic, from logged views and the belief's ``(n, seats)`` probabilities on them,
+    by trick of hands of ``tricks`` (those of the rules played: ``rules.table_shape.tricks``)."""
     rows = np.arange(len(views))
     p_true = probabilities[rows, views.partner]
     best = probabilities.max(axis=1, keepdims=True)
@@ -75,7 +81,7 @@ def measure(views: Views, probabilities: np.ndarray, population: str, games: int
         mine = views.role == role
         hidden = mine & ~views.revealed
         by_trick = [[], [], [], []]
-        for trick in range(NUM_TRICKS):
+        for trick in range(tricks):
             now, all_now = hidden & (views.trick == trick), mine & (views.trick == trick)
             by_trick[0].append(float(hit[now].mean()) if now.any() else None)
             by_trick[1].append(float(log_loss[now].mean()) if now.any() else None)
@@ -85,7 +91,7 @@ def measure(views: Views, probabilities: np.ndarray, population: str, games: int
         for key, values in zip(out, by_trick):
             out[key][name] = values
     shown = views.called_trick[views.with_partner]
-    called = np.bincount(shown, minlength=NUM_TRICKS) / max(len(shown), 1)
+    called = np.bincount(shown, minlength=tricks) / max(len(shown), 1)
     return ConcealmentResult(population, games, **out, called_trick=called.tolist(), contracts_made=contracts_made)
 
 
@@ -127,22 +133,25 @@ def concealment(belief: Belief, agent: Agent, name: str, games: int, seed: int =
     deals = concealment_deals(games, seed)
     probabilities = belief_unseen_on(belief, deals)
     agent.reset(int(np.random.default_rng(seed).integers(2**32)))
-    views = collect_views([agent], np.zeros((games, NUM_SEATS), dtype=np.int64), deals, rules)
-    return measure(views, np.asarray(probabilities(views.obs)), name, games, float(views.contract_made.mean()))
+    shape = resolve_rules(rules).table_shape
+    views = collect_views([agent], np.zeros((games, shape.seats), dtype=np.int64), deals, rules)
+    return measure(views, np.asarray(probabilities(views.obs)), name, games, float(views.contract_made.mean()),
+                   shape.tricks)
 
 
 def concealment_table(results: list[ConcealmentResult]) -> str:
-    """Accuracy (log-loss) of the belief by trick, per population and viewer."""
-    head = "| population | viewer | " + " | ".join(f"trick {t + 1}" for t in range(NUM_TRICKS)) + \
+    """Accuracy (log-loss) of the belief by trick, per population and viewer (the results of one rules' hands)."""
+    tricks = max(r.tricks for r in results)
+    head = "| population | viewer | " + " | ".join(f"trick {t + 1}" for t in range(tricks)) + \
         " | contracts made |"
-    rows = [head, "|---|---|" + "---:|" * (NUM_TRICKS + 1)]
+    rows = [head, "|---|---|" + "---:|" * (tricks + 1)]
     for r in results:
         for viewer in VIEWERS:
             cells = ["-" if a is None else f"{a:.2f} ({ll:.2f})"
                      for a, ll in zip(r.accuracy[viewer], r.log_loss[viewer])]
             rows.append(f"| {r.population} | {viewer} | " + " | ".join(cells) + f" | {r.contracts_made:.1%} |")
-    called = ["| population | " + " | ".join(f"trick {t + 1}" for t in range(NUM_TRICKS)) + " |",
-              "|---|" + "---:|" * NUM_TRICKS]
+    called = ["| population | " + " | ".join(f"trick {t + 1}" for t in range(tricks)) + " |",
+              "|---|" + "---:|" * tricks]
     for r in results:
         called.append(f"| {r.population} | " + " | ".join(f"{share:.1%}" for share in r.called_trick) + " |")
     return ("Partner named by the belief model before the called card is played: accuracy (log-loss); "
@@ -157,11 +166,10 @@ def plot_concealment(results: list[ConcealmentResult], path) -> None:
 
     fig = Figure(figsize=(10, 4))
     axes = fig.subplots(1, 2, sharey=True)
-    tricks = np.arange(1, NUM_TRICKS + 1)
     for ax, viewer in zip(axes, VIEWERS):
         for r in results:
             values = np.array([np.nan if a is None else a for a in r.accuracy[viewer]])
-            ax.plot(tricks, values, marker="o", label=r.population)
+            ax.plot(np.arange(1, r.tricks + 1), values, marker="o", label=r.population)
         ax.axhline(CHANCE[viewer], color="grey", linestyle=":", label="chance")
         ax.set_title(f"{viewer}'s view")
         ax.set_xlabel("trick")

@@ -18,13 +18,12 @@ import numpy as np
 
 from briscola_env import records
 from briscola_env.actions import POINT_BID_OFFSET, action_to_text
-from briscola_env.cards import NUM_SEATS
 from briscola_env.files import write_atomically
 from briscola_env.rules import RulesConfig
 
 from .duplicate import DuplicateResult, Edge, TableResult
 from .stats import ROLES
-from .table_edge import COPIES
+from .table_edge import copies
 
 MAX_RATED_GAMES = 20_000  # duels per pair: ratings settle long before, and rating is a Python loop
 MIXED_GAMES_FILE = "mixed_games.jsonl"  # the recorded games of the tables with two or three copies of A
@@ -54,11 +53,19 @@ def edges_table(results: Sequence[DuplicateResult]) -> str:
     return "\n".join(rows)
 
 
+def _seats(results: Sequence[DuplicateResult]) -> int:
+    """The seats of the table the results were played at (one table for a whole report)."""
+    return results[0].seats
+
+
 def table_edges_table(results: Sequence[DuplicateResult]) -> str:
     """A's table edge, the headline, then the one-against-four edges as the slices k = 1 (A alone among
-    4 B's) and k = 4 (B alone among 4 A's, B's point of view); a row without a table edge says so."""
+    4 B's) and k = 4 (B alone among 4 A's, B's point of view); a row without a table edge says so. At a
+    table of four, among 3 and k = 3."""
+    others = _seats(results) - 1
     rows = ["| A | B | deals | tables per deal | A's table edge per hand (95% CI) "
-            "| k = 1: A's edge alone among 4 B's (95% CI) | k = 4: B's edge alone among 4 A's (95% CI) |",
+            f"| k = 1: A's edge alone among {others} B's (95% CI) "
+            f"| k = {others}: B's edge alone among {others} A's (95% CI) |",
             "|---|---|---:|---:|---|---|---|"]
     for r in results:
         if isinstance(r, TableResult):
@@ -72,10 +79,12 @@ def table_edges_table(results: Sequence[DuplicateResult]) -> str:
 
 def table_edge_by_k_table(results: Sequence[DuplicateResult]) -> str:
     """A's table edge over the tables with k copies of A, k = 1..4 (the headline's units; the
-    headline is their mean weighted 5, 10, 10, 5 by the tables of each k)."""
-    slices = [f"k = {k}: {k} A + {NUM_SEATS - k} B" for k in COPIES]
+    headline is their mean weighted 5, 10, 10, 5 by the tables of each k; at four seats k = 1..3,
+    weighted 4, 6, 4)."""
+    seats = _seats(results)
+    slices = [f"k = {k}: {k} A + {seats - k} B" for k in copies(seats)]
     rows = [f"| A | B | A's table edge at {slices[0]} (95% CI) | " + " | ".join(slices[1:]) + " |",
-            "|---|---|" + "---|" * len(COPIES)]
+            "|---|---|" + "---|" * len(slices)]
     for r in results:
         if isinstance(r, TableResult):
             cells = [_interval_cell(s.edge, s.edge_ci) for s in r.table_edge_by_k]
@@ -126,7 +135,7 @@ def ratings(results: Sequence[DuplicateResult]) -> dict[str, dict]:
             rating.setdefault(name, model.rating(name=name))
         sides = r.edges()
         edges = np.stack([side.per_seat for side in sides], axis=1).reshape(-1)  # deal-major, then side, seat
-        side_of = np.tile(np.repeat(np.arange(len(sides)), NUM_SEATS), r.deals)
+        side_of = np.tile(np.repeat(np.arange(len(sides)), r.seats), r.deals)
         step = max(1, edges.size // MAX_RATED_GAMES)
         for edge, side in zip(edges[::step], side_of[::step]):
             lone, other = sides[side].agent, sides[side].among

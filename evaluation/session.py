@@ -5,6 +5,9 @@ The deal passes to the next player each hand. A session ends after
 total wins. With 6 players the dealer sits out each hand, with 7 the dealer
 and the player before him: the five who play are always the five after the
 dealer. Many sessions are played at once, hand by hand.
+
+At a table of four (``RulesConfig(players=4)``) a session has four players: RULES.md has players
+sit out only so that five play, so no other size is played there.
 """
 
 from __future__ import annotations
@@ -18,9 +21,14 @@ from agents import Agent
 from agents.play import play_games
 from briscola_env import engine
 from briscola_env.cards import NUM_SEATS
-from briscola_env.rules import RulesConfig
+from briscola_env.rules import RulesConfig, resolve_rules
 
-TABLE_SIZES = (5, 6, 7)
+TABLE_SIZES = (5, 6, 7)  # players of a session of five-seat hands: five play, the others sit out
+
+
+def table_sizes(seats: int = NUM_SEATS) -> tuple[int, ...]:
+    """The players a session may have when ``seats`` play each hand: :data:`TABLE_SIZES` for five, else ``seats``."""
+    return TABLE_SIZES if seats == NUM_SEATS else (seats,)
 
 
 @dataclass
@@ -30,11 +38,10 @@ class SessionResult:
     winners: np.ndarray  # (S, P) bool, the highest total (ties share)
 
 
-def seat_players(dealer: np.ndarray, engine_dealer: np.ndarray, players: int) -> np.ndarray:
-    """``(S, 5)``: the player at each engine seat. The engine's first speaker
+def seat_players(dealer: np.ndarray, engine_dealer: np.ndarray, players: int, seats: int = NUM_SEATS) -> np.ndarray:
+    """``(S, seats)``: the player at each engine seat. The engine's first speaker
     (``engine_dealer + 1``) is the player after the session's ``dealer``."""
-    seats = np.arange(NUM_SEATS)
-    order = (seats[None, :] - engine_dealer[:, None] - 1) % NUM_SEATS  # 0 for the first speaker
+    order = (np.arange(seats)[None, :] - engine_dealer[:, None] - 1) % seats  # 0 for the first speaker
     return (dealer[:, None] + 1 + order) % players
 
 
@@ -42,11 +49,15 @@ def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[
                   target: Optional[float] = None, seed: int = 0, rules: Optional[RulesConfig] = None,
                   max_hands: int = 1000) -> SessionResult:
     """Play ``len(players)`` sessions; ``players[s, p]`` is the agent (index into
-    ``agents``) of player ``p`` at session ``s``'s table of 5, 6 or 7."""
+    ``agents``) of player ``p`` at session ``s``'s table of 5, 6 or 7 (of 4 under four-player rules)."""
     players = np.asarray(players)
-    if players.ndim != 2 or players.shape[1] not in TABLE_SIZES or len(players) < 1:
-        raise ValueError(f"players must be (sessions, 5, 6 or 7) agent indices, at least one session; "
-                         f"got shape {players.shape}")
+    seats = resolve_rules(rules).table_shape.seats
+    sizes = table_sizes(seats)
+    if players.ndim != 2 or players.shape[1] not in sizes or len(players) < 1:
+        allowed = ", ".join(map(str, sizes[:-1])) + " or " + str(sizes[-1]) if len(sizes) > 1 else str(sizes[0])
+        why = "" if seats == NUM_SEATS else f" (a hand of these rules seats {seats}, and nobody sits out)"
+        raise ValueError(f"players must be (sessions, {allowed}) agent indices, at least one session; "
+                         f"got shape {players.shape}{why}")
     if hands is None and target is None:
         raise ValueError("a session needs an end: a number of hands, a target score, or both")
     if hands is not None and hands < 1:
@@ -63,8 +74,8 @@ def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[
     while live.any() and played.max() < limit:
         s = np.flatnonzero(live)
         deal_seeds = rng.integers(0, engine.MAX_SEED, len(s))
-        _, engine_dealer = engine.deal_from_seeds(deal_seeds)
-        at_seat = seat_players(dealer[s], engine_dealer.astype(np.int64), size)  # (n, 5) player per seat
+        _, engine_dealer = engine.deal_from_seeds(deal_seeds, rules)
+        at_seat = seat_players(dealer[s], engine_dealer.astype(np.int64), size, seats)  # (n, seats) player per seat
         state, _ = play_games(agents, players[s[:, None], at_seat], deal_seeds, rules)
         np.add.at(totals, (s[:, None], at_seat), state.rewards)
         played[s] += 1

@@ -8,7 +8,7 @@ import numpy as np
 
 from agents import HeuristicAgent
 from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
-from briscola_env.cards import NUM_TRICKS, TOTAL_POINTS
+from briscola_env.cards import TOTAL_POINTS
 from briscola_env.engine import Role, State, seat_roles
 
 from .bootstrap import bootstrap_ci
@@ -18,10 +18,10 @@ ROLES = {"caller": Role.CALLER, "partner": Role.PARTNER, "defender": Role.DEFEND
 
 
 def roles(state: State) -> np.ndarray:
-    """``(G, 5)`` the reported :class:`Role` of each seat (one of :data:`ROLES`), -1 in a void hand."""
+    """``(G, seats)`` the reported :class:`Role` of each seat (one of :data:`ROLES`), -1 in a void hand."""
     role = np.full(state.rewards.shape, -1, dtype=np.int64)
     played = np.flatnonzero(state.caller >= 0)
-    seat = seat_roles(state.caller[played], state.hidden.partner[played])
+    seat = seat_roles(state.caller[played], state.hidden.partner[played], state.tables.shape.seats)
     role[played] = np.where(seat == Role.SOLO_DEFENDER, Role.DEFENDER, seat)
     return role
 
@@ -63,8 +63,9 @@ def agent_stats(state: State, seat_of: np.ndarray, deal_of: np.ndarray, ci_rng: 
     caller_tricks = (state.tricks_won[games, np.maximum(state.caller, 0)]
                      + state.tricks_won[games, np.maximum(state.hidden.partner, 0)]
                      * (state.hidden.partner != state.caller))
-    tricks = np.where(side, caller_tricks, NUM_TRICKS - caller_tricks)
-    cappotto = (role >= 0) & ((team == TOTAL_POINTS) | (tricks == NUM_TRICKS))
+    every_trick = state.tables.shape.tricks  # 8, 7 with a monte, 10 at four seats
+    tricks = np.where(side, caller_tricks, every_trick - caller_tricks)
+    cappotto = (role >= 0) & ((team == TOTAL_POINTS) | (tricks == every_trick))
 
     def mean(values, where) -> float | None:
         return float(values[where].mean()) if where.any() else None

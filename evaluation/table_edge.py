@@ -58,6 +58,17 @@ slice's mean then estimates its full mean without bias (every two-seat side is a
 drawn), and the weights 5, 10, 10, 5 are kept, so the headline estimates the same figure. Fewer
 tables make each deal's mean noisier, so the interval widens; the bootstrap resamples the deals'
 means, noise included, so it still covers it.
+
+**Four seats** (``RulesConfig(players=4)``): k = 1..3 copies of A, 4 + 6 + 4 = 14 tables, in 7
+pairs: the 4 one-seat pairs (k = 1 and 3, the one-against-three games) and 3 two-seat pairs, each
+a table with A at two seats and its complement, B there and A at the other two: k = 2 both. The
+two-seat pairs are named by their side holding seat 0 ({0, 1}, {0, 2}, {0, 3}: each of the six
+seatings once). The slice k = 2 is then its own mirror: a pair's term is the sum of its two
+tables' edges (A's side less B's at the first, A's at the other two less B's side at the second),
+halved, so that evaluating B against A, which plays the same two tables the other way round, sums
+the same two numbers negated; the headline weighs (4 (e1 + e3) + 6 e2) / 14. The algebra above
+holds with 4 for 5 (edge_1 = 4/3 edge_a, edge_2 = 2 seat_gain_2). The subset of 20 is a five-seat
+design (a 5-cycle's sides): at four seats every evaluation plays all 14 (``check_tables``).
 """
 
 from __future__ import annotations
@@ -73,24 +84,69 @@ from briscola_env.cards import NUM_SEATS
 
 from .bootstrap import resample_deals, sign_symmetric_ci
 
-COPIES = tuple(range(1, NUM_SEATS))  # k, the copies of A at a table with both agents present
-TABLES = sum(comb(NUM_SEATS, k) for k in COPIES)  # 30: every seating
-TABLE_COUNTS = (TABLES, TABLES - comb(NUM_SEATS, 2))  # 30, or 20: half the two-three pairs
-LONE_TABLES = 2 * NUM_SEATS  # k = 1 and k = 4, one agent alone: the one-against-four games of .duplicate
-TWO_SEAT_SIDES = tuple(combinations(range(NUM_SEATS), 2))  # the two-three pairs, by their two-seat side
+PAIR_SIDE = 2  # the seats of the smaller side of the mixed tables' pairs (the tables of one agent alone aside)
+SEAT_COUNTS = (NUM_SEATS, 4)  # the tables evaluated: five seats, and four (RulesConfig.players)
+
+
+def copies(seats: int = NUM_SEATS) -> tuple[int, ...]:
+    """k, the copies of A at a table of ``seats`` with both agents present: 1..seats-1."""
+    return tuple(range(1, seats))
+
+
+def all_tables(seats: int = NUM_SEATS) -> int:
+    """Every seating of A and B at a table of ``seats`` with both present: 30 at five, 14 at four."""
+    return sum(comb(seats, k) for k in copies(seats))
+
+
+def table_counts(seats: int = NUM_SEATS) -> tuple[int, ...]:
+    """The tables a deal may play: every seating; at five seats also 20 (half the two-three pairs, the
+    sides of a 5-cycle: see the module docstring), a design of five seats only."""
+    full = all_tables(seats)
+    return (full, full - comb(seats, PAIR_SIDE)) if seats == NUM_SEATS else (full,)
+
+
+def lone_tables(seats: int = NUM_SEATS) -> int:
+    """The tables of one agent alone (k = 1 and k = seats - 1): the one-against-the-rest games of .duplicate."""
+    return 2 * seats
+
+
+def pair_sides(seats: int = NUM_SEATS) -> tuple[tuple[int, int], ...]:
+    """The two-seat sides naming every mixed pair, in lexicographic order: all 10 at five seats; at
+    four, where a side's complement is a two-seat side too, the 3 holding seat 0 (each pair once)."""
+    sides = combinations(range(seats), PAIR_SIDE)
+    return tuple(side for side in sides if seats != 2 * PAIR_SIDE or 0 in side)
+
+
+def _check_seats(seats: int) -> int:
+    if seats not in SEAT_COUNTS:
+        raise ValueError(f"the table edge is defined at tables of {' or '.join(map(str, SEAT_COUNTS))} seats; "
+                         f"got {seats!r}")
+    return seats
+
+
+COPIES = copies()  # at five seats: k = 1..4
+TABLES = all_tables()  # 30: every seating
+TABLE_COUNTS = table_counts()  # 30, or 20: half the two-three pairs
+LONE_TABLES = lone_tables()  # k = 1 and k = 4, one agent alone: the one-against-four games of .duplicate
+TWO_SEAT_SIDES = pair_sides()  # the two-three pairs, by their two-seat side
 # The streams of the subsets' cycles and of the intervals' resamples: keyed apart from the deals'
 # (np.random.default_rng(seed)) and from each other, and drawn from the run seed alone.
 _CYCLES_KEY, _RESAMPLES_KEY = (int.from_bytes(name.encode(), "big") for name in ("table-cycles", "table-resamples"))
 
 
-def check_tables(tables: Optional[int]) -> int:
-    """``tables`` (None: every seating) as the tables per deal, if a balanced, pair-keeping count;
-    else a ValueError saying which counts are and why."""
+def check_tables(tables: Optional[int], seats: int = NUM_SEATS) -> int:
+    """``tables`` (None: every seating) as the tables per deal at a table of ``seats``, if a balanced,
+    pair-keeping count; else a ValueError saying which counts are and why."""
+    counts = table_counts(_check_seats(seats))
     if tables is None:
-        return TABLES
-    if isinstance(tables, (bool, np.bool_)) or not isinstance(tables, (int, np.integer)) \
-            or int(tables) not in TABLE_COUNTS:
-        raise ValueError(f"tables must be {TABLE_COUNTS[0]} (every seating of A and B) or {TABLE_COUNTS[1]} "
+        return counts[0]
+    if isinstance(tables, (bool, np.bool_)) or not isinstance(tables, (int, np.integer)) or int(tables) not in counts:
+        if seats != NUM_SEATS:
+            raise ValueError(f"tables must be {counts[0]} at a table of {seats} (every seating of A and B: "
+                             f"{' + '.join(str(comb(seats, k)) for k in copies(seats))}); got {tables!r}. The subset "
+                             f"of {TABLE_COUNTS[1]} (half the tables with 2 or 3 copies of A, the sides of a 5-cycle) "
+                             f"is a design of five seats: at {seats} seats leave --tables out")
+        raise ValueError(f"tables must be {counts[0]} (every seating of A and B) or {counts[1]} "
                          f"(half the tables with 2 or 3 copies of A, for costly agents); got {tables!r}. Each seat "
                          "must hold A equally often within each k: k = 1 and k = 4 have 5 seatings and keep all "
                          "5, k = 2 and k = 3 have 10 and keep 5 or 10, and keeping k = 2 and k = 3 alike keeps "
@@ -98,25 +154,25 @@ def check_tables(tables: Optional[int]) -> int:
     return int(tables)
 
 
-def two_seat_sides(deals: int, seed: int, tables: int) -> np.ndarray:
-    """``(deals, pairs, 2)`` the two-seat sides of each deal's two-three pairs, each side's seats
-    ascending and the sides in lexicographic order: all 10 with 30 tables; with 20, the 5 sides of
-    a 5-cycle of the seats drawn per deal from ``seed`` alone (so evaluating B against A draws the
-    same), each seat in two of them."""
-    if check_tables(tables) == TABLES:
-        return np.tile(np.array(TWO_SEAT_SIDES), (deals, 1, 1))
+def two_seat_sides(deals: int, seed: int, tables: Optional[int], seats: int = NUM_SEATS) -> np.ndarray:
+    """``(deals, pairs, 2)`` the two-seat sides of each deal's mixed pairs, each side's seats
+    ascending and the sides in lexicographic order: all of :func:`pair_sides` with every table;
+    with 20 (five seats), the 5 sides of a 5-cycle of the seats drawn per deal from ``seed`` alone
+    (so evaluating B against A draws the same), each seat in two of them."""
+    if check_tables(tables, seats) == all_tables(seats):
+        return np.tile(np.array(pair_sides(seats)), (deals, 1, 1))
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_CYCLES_KEY,)))
-    cycle = rng.permuted(np.tile(np.arange(NUM_SEATS), (deals, 1)), axis=1)  # every cycle equally likely
+    cycle = rng.permuted(np.tile(np.arange(seats), (deals, 1)), axis=1)  # every cycle equally likely
     sides = np.sort(np.stack([cycle, np.roll(cycle, -1, axis=1)], axis=2), axis=2)
-    order = np.argsort(sides[..., 0] * NUM_SEATS + sides[..., 1], axis=1)
+    order = np.argsort(sides[..., 0] * seats + sides[..., 1], axis=1)
     return np.take_along_axis(sides, order[..., None], axis=1)
 
 
-def a_seats_of_mixed_tables(sides: np.ndarray) -> np.ndarray:
-    """``(deals, pairs, 2, 5)`` bool, where A sits at the tables of the two-three pairs of ``sides``
+def a_seats_of_mixed_tables(sides: np.ndarray, seats: int = NUM_SEATS) -> np.ndarray:
+    """``(deals, pairs, 2, seats)`` bool, where A sits at the tables of the mixed pairs of ``sides``
     (:func:`two_seat_sides`): table 0 of a pair holds A at the side's two seats (k = 2), table 1 holds
-    B there and A at the other three (k = 3)."""
-    on_side = (sides[..., None] == np.arange(NUM_SEATS)).any(axis=2)  # (deals, pairs, 5)
+    B there and A at the others (k = seats - 2)."""
+    on_side = (sides[..., None] == np.arange(seats)).any(axis=2)  # (deals, pairs, seats)
     return np.stack([on_side, ~on_side], axis=2)
 
 
@@ -128,7 +184,7 @@ class TableSlice:
     tables: int  # per deal
     edge: float  # mean payoff of A's seats minus B's, per hand
     edge_ci: tuple  # 95% bootstrap interval over deals
-    seat_gain: float  # the smaller side's duplicate gain per seat, signed for A: at k = 1, edge_a; at k = 4, -edge_b
+    seat_gain: float  # the smaller side's duplicate gain per seat, signed for A: at k = 1, edge_a; at the last, -edge_b
     seat_gain_ci: tuple
     per_deal_edge: np.ndarray = field(repr=False)  # (deals,)
     per_deal_seat_gain: np.ndarray = field(repr=False)
@@ -145,12 +201,12 @@ class TableEdge:
     tables: int  # per deal
     edge: float  # per hand
     edge_ci: tuple  # 95% bootstrap interval over deals
-    by_k: list  # [TableSlice] for k = 1..4
+    by_k: list  # [TableSlice] for k = 1..seats-1
     per_deal: np.ndarray = field(repr=False)  # (deals,)
 
 
 def _side_means(payoffs: np.ndarray, on_side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The mean payoff of the seats ``on_side`` and of the others, ``payoffs`` ``(..., 5)``: one
+    """The mean payoff of the seats ``on_side`` and of the others, ``payoffs`` ``(..., seats)``: one
     function for both sides of every table, so the same game and seats always give the same bits."""
     payoffs = payoffs.astype(np.float64)
     side = (payoffs * on_side).sum(axis=-1) / on_side.sum(axis=-1)
@@ -158,39 +214,63 @@ def _side_means(payoffs: np.ndarray, on_side: np.ndarray) -> tuple[np.ndarray, n
     return side, rest
 
 
+def _mixed_slices(first: np.ndarray, second: np.ndarray, seats: int) -> dict[int, np.ndarray]:
+    """The ``(deals, pairs)`` terms of the mixed pairs' slices, from a figure of A's at each pair's first
+    table (k = 2) and at its second (k = seats - 2): one slice each, or at four seats, where both are
+    k = 2, their sum halved (the same two numbers, negated, when B is evaluated against A)."""
+    if seats - PAIR_SIDE != PAIR_SIDE:
+        return {PAIR_SIDE: first, seats - PAIR_SIDE: second}
+    return {PAIR_SIDE: (first + second) / 2}
+
+
 def measure(alone_a: np.ndarray, alone_b: np.ndarray, all_a: np.ndarray, all_b: np.ndarray,
             lone_gain: np.ndarray, mixed: np.ndarray, sides: np.ndarray, seed: int) -> TableEdge:
-    """A's table edge from the payoffs of each deal's games: ``alone_a`` ``(deals, 5, 5)`` the games
-    with A alone at seat s (index 1) among B's, ``alone_b`` B alone at s among A's, ``all_a`` and
-    ``all_b`` ``(deals, 5)`` the games of one agent alone, ``lone_gain`` ``(deals, 2, 5)`` the
-    one-against-four edges of :mod:`.duplicate` (A alone against all-B, B alone against all-A, at
-    each seat), and ``mixed`` ``(deals, pairs, 2, 5)`` the tables of the two-three pairs ``sides``
-    (:func:`a_seats_of_mixed_tables`); the intervals' resamples are drawn from ``seed`` alone."""
-    lone = np.eye(NUM_SEATS, dtype=bool)  # table s of alone_a and alone_b: the lone agent at seat s
+    """A's table edge from the payoffs of each deal's games at a table of ``seats`` (the last axis):
+    ``alone_a`` ``(deals, seats, seats)`` the games with A alone at seat s (index 1) among B's,
+    ``alone_b`` B alone at s among A's, ``all_a`` and ``all_b`` ``(deals, seats)`` the games of one
+    agent alone, ``lone_gain`` ``(deals, 2, seats)`` the one-against-the-rest edges of :mod:`.duplicate`
+    (A alone against all-B, B alone against all-A, at each seat), and ``mixed`` ``(deals, pairs, 2,
+    seats)`` the tables of the mixed pairs ``sides`` (:func:`a_seats_of_mixed_tables`); the intervals'
+    resamples are drawn from ``seed`` alone."""
+    seats = _check_seats(alone_a.shape[-1])
+    last = seats - 1  # the k of B alone
+    lone = np.eye(seats, dtype=bool)  # table s of alone_a and alone_b: the lone agent at seat s
     side, rest = _side_means(alone_a, lone)
     edge = {1: side - rest}
     side, rest = _side_means(alone_b, lone)
-    edge[4] = rest - side
-    on_side = a_seats_of_mixed_tables(sides)[:, :, 0]
+    edge[last] = rest - side
+    on_side = a_seats_of_mixed_tables(sides, seats)[:, :, 0]
     side, rest = _side_means(mixed[:, :, 0], on_side)
-    edge[2] = side - rest
+    first = side - rest
     side, rest = _side_means(mixed[:, :, 1], on_side)
-    edge[3] = rest - side
+    edge.update(_mixed_slices(first, rest - side, seats))
     per_deal_edge = {k: np.ascontiguousarray(values).mean(axis=1) for k, values in edge.items()}
 
     per_deal_lone = lone_gain.mean(axis=2)  # as duplicate.evaluate_pair averages it, so edge_a's very bits
     all_b, all_a = all_b[:, None].astype(np.float64), all_a[:, None].astype(np.float64)
-    per_deal_gain = {1: per_deal_lone[:, 0], 4: -per_deal_lone[:, 1],
-                     2: np.ascontiguousarray(_side_means(mixed[:, :, 0] - all_b, on_side)[0]).mean(axis=1),
-                     3: -np.ascontiguousarray(_side_means(mixed[:, :, 1] - all_a, on_side)[0]).mean(axis=1)}
+    gain_first = np.ascontiguousarray(_side_means(mixed[:, :, 0] - all_b, on_side)[0])
+    gain_second = np.ascontiguousarray(_side_means(mixed[:, :, 1] - all_a, on_side)[0])
+    if seats - PAIR_SIDE != PAIR_SIDE:  # minus after the mean, as it always was: the same bits
+        mixed_gain = {PAIR_SIDE: gain_first.mean(axis=1), seats - PAIR_SIDE: -gain_second.mean(axis=1)}
+    else:
+        mixed_gain = {k: np.ascontiguousarray(v).mean(axis=1)
+                      for k, v in _mixed_slices(gain_first, -gain_second, seats).items()}
+    per_deal_gain = {1: per_deal_lone[:, 0], last: -per_deal_lone[:, 1], **mixed_gain}
 
-    weight = {k: comb(NUM_SEATS, k) for k in COPIES}  # each slice by its share of the 30 seatings
-    per_deal = (weight[1] * (per_deal_edge[1] + per_deal_edge[4])
-                + weight[2] * (per_deal_edge[2] + per_deal_edge[3])) / sum(weight.values())
+    weight = {k: comb(seats, k) for k in copies(seats)}  # each slice by its share of the seatings
+    # Each slice k added to its mirror seats - k before they are weighed: negated terms, the same sum.
+    terms = [weight[m] * (per_deal_edge[m] + per_deal_edge[seats - m]) if 2 * m != seats
+             else weight[m] * per_deal_edge[m] for m in range(1, seats // 2 + 1)]
+    weighted = terms[0]
+    for term in terms[1:]:
+        weighted = weighted + term
+    per_deal = weighted / sum(weight.values())
     picks = resample_deals(len(per_deal), np.random.default_rng(np.random.SeedSequence(seed,
                                                                                        spawn_key=(_RESAMPLES_KEY,))))
-    tables = {1: LONE_TABLES // 2, 4: LONE_TABLES // 2, 2: sides.shape[1], 3: sides.shape[1]}
+    pairs = sides.shape[1]
+    tables = {1: seats, last: seats, **({PAIR_SIDE: pairs, seats - PAIR_SIDE: pairs} if 2 * PAIR_SIDE != seats
+                                        else {PAIR_SIDE: 2 * pairs})}
     by_k = [TableSlice(k, tables[k], float(per_deal_edge[k].mean()), sign_symmetric_ci(per_deal_edge[k], picks),
                        float(per_deal_gain[k].mean()), sign_symmetric_ci(per_deal_gain[k], picks),
-                       per_deal_edge[k], per_deal_gain[k]) for k in COPIES]
+                       per_deal_edge[k], per_deal_gain[k]) for k in copies(seats)]
     return TableEdge(sum(tables.values()), float(per_deal.mean()), sign_symmetric_ci(per_deal, picks), by_k, per_deal)

@@ -23,14 +23,14 @@ import numpy as np
 from agents import AECPolicy, make_agent
 from briscola_env.actions import (CALL_OFFSET, MIN_POINTS, MAX_POINTS, PASS, PLAY_OFFSET, POINT_BID_OFFSET,
                                   action_to_text, bid_points, point_bid, rank_bid)
-from briscola_env.cards import (FACE_SYMBOLS, FACES_EN, FACES_IT, LANGUAGES, NUM_CARDS, NUM_SEATS, SUIT_LETTERS,
+from briscola_env.cards import (FACE_SYMBOLS, FACES_EN, FACES_IT, LANGUAGES, NUM_CARDS, SUIT_LETTERS,
                                 SUIT_NAMES_READ, SUIT_SYMBOLS, SUITS_EN, SUITS_IT, SYMBOL_NAMES_EN, TOTAL_POINTS,
                                 card_str, card_tables, parse_card)
 from briscola_env.pettingzoo_env import raw_env
 from briscola_env.records import game_from_record, record_at, validate
 from briscola_env.reference import ReferenceGame
 from briscola_env.render import render_text
-from briscola_env.rules import RulesConfig
+from briscola_env.rules import RulesConfig, resolve_rules
 
 HELP_WORDS = ("help", "?", "aiuto")
 QUIT_WORDS = ("quit", "exit", "esci")
@@ -174,35 +174,37 @@ def hand_outcome(game: ReferenceGame, seat: int) -> str:
 
 def _totals_text(totals: list[float], hands: int, names: list[str], seat: int) -> str:
     return (f"after {hands} hand{'' if hands == 1 else 's'}: your total {totals[seat]:+g} ("
-            + " | ".join(f"{names[s]} {totals[s]:+g}" for s in range(NUM_SEATS)) + ")")
+            + " | ".join(f"{name} {total:+g}" for name, total in zip(names, totals)) + ")")
 
 
 def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int] = None,
                      rules: Optional[RulesConfig] = None, lang: str = "it", hands: Optional[int] = None,
                      input_fn: Optional[Callable[[str], str]] = None,
                      print_fn: Callable[[str], None] = print) -> list[list[float]]:
-    """A session with a person at ``seat`` and agents (one spec, or four) at the others: hands
+    """A session with a person at ``seat`` and agents (one spec, or one per other seat: four, three at a
+    table of four) at the others: hands
     until ``hands`` are played (default: no limit), the person types ``quit`` or the input ends
     (``EOFError`` from ``input_fn``, default: the terminal). The first deal is drawn from ``seed``
     (as ``raw_env().reset(seed=seed)`` draws it), then the deal passes to the next seat each hand.
-    Returns the five payoffs of each finished hand."""
-    if len(opponents) not in (1, NUM_SEATS - 1):
-        raise ValueError("give one opponent spec (for all four seats) or four, in seat order")
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < NUM_SEATS:
-        raise ValueError(f"seat must be 0..{NUM_SEATS - 1}; got {seat!r}")
+    Returns the payoffs of each finished hand, one a seat."""
+    seats = resolve_rules(rules).table_shape.seats
+    others = seats - 1
+    if len(opponents) not in (1, others):
+        raise ValueError(f"give one opponent spec (for all {others} other seats) or {others}, in seat order")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+        raise ValueError(f"seat must be 0..{seats - 1}; got {seat!r}")
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}; got {lang!r}")
     if hands is not None and (isinstance(hands, bool) or not isinstance(hands, int) or hands < 1):
         raise ValueError(f"hands must be a whole number of at least 1, or None for no limit; got {hands!r}")
     input_fn = input_fn or input
-    specs = list(opponents) * (NUM_SEATS - 1) if len(opponents) == 1 else list(opponents)
-    others = [s for s in range(NUM_SEATS) if s != seat]
+    specs = list(opponents) * others if len(opponents) == 1 else list(opponents)
     policies = {s: AECPolicy(make_agent(spec, seed=None if seed is None else seed + s, rules=rules))
-                for s, spec in zip(others, specs)}
+                for s, spec in zip([s for s in range(seats) if s != seat], specs)}
     env = raw_env(rules=rules, render_view=seat, render_mode="ansi", lang=lang)
     env.reset(seed=seed)
     names = env.possible_agents
-    totals, played = [0.0] * NUM_SEATS, []
+    totals, played = [0.0] * seats, []
     print_fn(f"You are {names[seat]}. Type 'help' for your legal moves and how to write them, 'quit' to stop.")
     try:
         while True:
@@ -214,7 +216,7 @@ def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int
             print_fn("Session so far, " + _totals_text(totals, len(played), names, seat))
             if hands is not None and len(played) == hands:
                 return played
-            dealer = (game.dealer + 1) % NUM_SEATS
+            dealer = (game.dealer + 1) % seats
             if input_fn(f"Enter for the next hand ({names[dealer]} deals), 'quit' to stop: "
                         ).strip().lower() in QUIT_WORDS:
                 raise _Quit

@@ -1,7 +1,8 @@
 """Tournaments: a population of agents rated on mixed tables.
 
 **Design.** On each deal, ``tables_per_deal`` tables are played, each a seating of five agents
-of the population (an agent may hold several seats of a table). For each seat, the agents of
+(four under four-player rules: every seat below is one of the rules' table) of the population
+(an agent may hold several seats of a table). For each seat, the agents of
 successive tables come from a fresh random permutation of the population per cycle of
 ``lcm(tables_per_deal, agents)`` tables, taken in turn: so every agent sits at every seat
 equally often (to within one table), and the tables of one deal put different agents in the
@@ -60,7 +61,7 @@ from agents.play import play_games
 from briscola_env import __version__, preset
 from briscola_env.cards import NUM_SEATS
 from briscola_env.files import write_atomically
-from briscola_env.rules import PRESETS, RulesConfig
+from briscola_env.rules import PRESETS, RulesConfig, resolve_rules
 from briscola_env.seeds import deal_seeds as purpose_deal_seeds
 
 from .parallel import add_work_arguments, check_workers, chunk_size, deal_chunks, piece_seed, run_pieces
@@ -75,8 +76,9 @@ _AGENT_STREAM = "tournament-agents"  # the agents' seeds per chunk, keyed apart 
 
 # --- the design ---------------------------------------------------------------------------------
 
-def seating_design(agents: int, deals: int, tables_per_deal: int, rng: np.random.Generator) -> np.ndarray:
-    """``(deals, tables_per_deal, 5)``: the agent (an index below ``agents``) at each seat of each
+def seating_design(agents: int, deals: int, tables_per_deal: int, rng: np.random.Generator,
+                   seats: int = NUM_SEATS) -> np.ndarray:
+    """``(deals, tables_per_deal, seats)``: the agent (an index below ``agents``) at each seat of each
     table of each deal, as the module docstring describes."""
     if agents < 1 or deals < 1 or tables_per_deal < 1:
         raise ValueError(f"a design needs at least one agent, deal and table; got {agents}, {deals}, "
@@ -84,25 +86,27 @@ def seating_design(agents: int, deals: int, tables_per_deal: int, rng: np.random
     slots = deals * tables_per_deal  # per seat, table by table, deal-major
     cycle = math.lcm(tables_per_deal, agents)  # whole deals and whole permutations: no deal straddles two cycles
     cycles = -(-slots // cycle)
-    orders = rng.permuted(np.tile(np.arange(agents), (NUM_SEATS, cycles, 1)), axis=2)  # [seat, cycle, k]
+    orders = rng.permuted(np.tile(np.arange(agents), (seats, cycles, 1)), axis=2)  # [seat, cycle, k]
     slot = np.arange(slots)
-    seated = orders[:, slot // cycle, slot % agents].T.reshape(deals, tables_per_deal, NUM_SEATS)
+    seated = orders[:, slot // cycle, slot % agents].T.reshape(deals, tables_per_deal, seats)
     # Which table of a deal gets which of a seat's agents is free: drawn for each (deal, seat), so that
     # the tables of a cycle are not the same few seatings over and over.
     return rng.permuted(seated, axis=1)
 
 
 def seat_counts(seating: np.ndarray, agents: int) -> np.ndarray:
-    """``(agents, 5)``: how many tables had each agent at each seat."""
-    return np.stack([np.bincount(seating[..., s].ravel(), minlength=agents) for s in range(NUM_SEATS)], axis=1)
+    """``(agents, seats)``: how many tables had each agent at each seat."""
+    return np.stack([np.bincount(seating[..., s].ravel(), minlength=agents) for s in range(seating.shape[-1])],
+                    axis=1)
 
 
 def meetings(seating: np.ndarray, agents: int) -> np.ndarray:
     """``(agents, agents)``: at how many tables each pair of agents sat together (an agent with
     itself: the tables where it held two seats or more)."""
-    tables = seating.reshape(-1, NUM_SEATS)
+    seats = seating.shape[-1]
+    tables = seating.reshape(-1, seats)
     present = np.zeros((len(tables), agents), dtype=np.int64)
-    np.add.at(present, (np.repeat(np.arange(len(tables)), NUM_SEATS), tables.ravel()), 1)
+    np.add.at(present, (np.repeat(np.arange(len(tables)), seats), tables.ravel()), 1)
     together = (present > 0).astype(np.int64)
     met = together.T @ together
     np.fill_diagonal(met, (present > 1).sum(axis=0))
@@ -116,13 +120,13 @@ def _normal_equations(seating: np.ndarray, payoffs: np.ndarray, agents: int) -> 
     agents, agents)`` and ``(deals, agents)``. Within a (deal, seat) of ``m`` tables where agent k
     sat ``n_k`` times and took ``S_k`` in all, with mean payoff ``y``: ``diag(n) - n n' / m`` and
     ``S - n y``."""
-    tables = seating.shape[1]
-    count = np.zeros(seating.shape[:1] + (NUM_SEATS, agents))  # [deal, seat, agent]
+    tables, seats = seating.shape[1], seating.shape[2]
+    count = np.zeros(seating.shape[:1] + (seats, agents))  # [deal, seat, agent]
     total = np.zeros_like(count)
     deal, _, seat = np.indices(seating.shape)
     np.add.at(count, (deal, seat, seating), 1.0)
     np.add.at(total, (deal, seat, seating), payoffs)
-    mean = payoffs.mean(axis=1)  # (deals, 5)
+    mean = payoffs.mean(axis=1)  # (deals, seats)
     gram = np.einsum("dsk,kl->dkl", count, np.eye(agents)) - np.einsum("dsk,dsl->dkl", count, count) / tables
     moment = (total - count * mean[..., None]).sum(axis=1)
     return gram, moment
@@ -195,7 +199,7 @@ def openskill_ratings(seating: np.ndarray, payoffs: np.ndarray, names: Sequence[
 
     model = PlackettLuce()
     rating = [model.rating(name=name) for name in names]
-    tables, pay = seating.reshape(-1, NUM_SEATS), payoffs.reshape(-1, NUM_SEATS)
+    tables, pay = seating.reshape(-1, seating.shape[-1]), payoffs.reshape(-1, seating.shape[-1])
     step = max(1, len(tables) // MAX_RATED_GAMES)
     for seated, payoff in zip(tables[::step], pay[::step]):
         entrants = np.unique(seated)
@@ -224,8 +228,8 @@ class TournamentResult:
     openskill: dict  # name -> mu, sigma, ordinal
     bootstrap_left_out: int  # resamples that did not identify the ratings
     deal_seeds: np.ndarray = field(repr=False)
-    seating: np.ndarray = field(repr=False)  # (deals, tables, 5) agent indices
-    payoffs: np.ndarray = field(repr=False)  # (deals, tables, 5)
+    seating: np.ndarray = field(repr=False)  # (deals, tables, seats) agent indices
+    payoffs: np.ndarray = field(repr=False)  # (deals, tables, seats)
     bootstrap: np.ndarray = field(repr=False)  # (kept samples, agents) refitted ratings
 
     @property
@@ -274,13 +278,14 @@ class TournamentPlan:
     tables_per_deal: int
     pinned: int
     deal_seeds: np.ndarray  # (deals,)
-    seating: np.ndarray  # (deals, tables, 5) agent indices
+    seating: np.ndarray  # (deals, tables, seats) agent indices
 
 
 def plan_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, tables_per_deal: Optional[int] = None,
-                    seed: int = 0, pin: Optional[str] = None) -> TournamentPlan:
+                    seed: int = 0, pin: Optional[str] = None, seats: int = NUM_SEATS) -> TournamentPlan:
     """Check a tournament's arguments and draw its deals (the ``"tournament"`` stream of ``seed``)
-    and seating (:func:`seating_design`, from ``seed``); ``tables_per_deal``
+    and seating (:func:`seating_design`, from ``seed``) at tables of ``seats`` (those of the rules to be
+    played: :func:`play_planned` refuses a plan of another table); ``tables_per_deal``
     defaults to as many as agents, so that every deal seats every agent at every seat. ``pin``
     names the agent rated 0 (default: ``heuristic`` if in the population, else the first)."""
     if len(agents) < 2 or len(names) != len(agents):
@@ -297,7 +302,7 @@ def plan_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, t
     rng = np.random.default_rng(seed)
     for _ in agents:  # once the agents' seeds (now drawn per chunk: _play_chunk), kept so each seed seats as before
         rng.integers(2**32)
-    seating = seating_design(len(agents), int(deals), int(tables), rng)
+    seating = seating_design(len(agents), int(deals), int(tables), rng, seats)
     check_identified(seating, len(agents), pinned)
     return TournamentPlan(seed, int(tables), pinned, seeds, seating)
 
@@ -311,18 +316,18 @@ class _Chunk:
     seed: int  # the run's
     index: int  # the chunk's, from 0
     deal_seeds: np.ndarray  # (n,)
-    seating: np.ndarray  # (n, tables, 5)
+    seating: np.ndarray  # (n, tables, seats)
 
 
 def _play_chunk(chunk: _Chunk) -> np.ndarray:
-    """A chunk's payoffs ``(n, tables, 5)``, from the chunk alone (so the same in this process and in
+    """A chunk's payoffs ``(n, tables, seats)``, from the chunk alone (so the same in this process and in
     a Ray worker): every agent reseeded from the run seed, the chunk's index and its own."""
     for k, agent in enumerate(chunk.agents):
         agent.reset(piece_seed(chunk.seed, _AGENT_STREAM, chunk.index, k))
-    n, tables = chunk.seating.shape[:2]
-    state, _ = play_games(chunk.agents, chunk.seating.reshape(-1, NUM_SEATS), np.repeat(chunk.deal_seeds, tables),
+    n, tables, seats = chunk.seating.shape
+    state, _ = play_games(chunk.agents, chunk.seating.reshape(-1, seats), np.repeat(chunk.deal_seeds, tables),
                           chunk.rules)
-    return state.rewards.reshape(n, tables, NUM_SEATS).astype(np.float64)
+    return state.rewards.reshape(n, tables, seats).astype(np.float64)
 
 
 def play_planned(plan: TournamentPlan, agents: Sequence[Agent], names: Sequence[str],
@@ -338,6 +343,10 @@ def play_planned(plan: TournamentPlan, agents: Sequence[Agent], names: Sequence[
     workers (an agent that draws random numbers plays other games than before batches were seeded
     apart, when one generator per agent ran on across them; deterministic ones play as before)."""
     workers = check_workers(workers)
+    seats = resolve_rules(rules).table_shape.seats
+    if plan.seating.shape[-1] != seats:
+        raise ValueError(f"the plan seats {plan.seating.shape[-1]} a table and these rules {seats}: plan it with "
+                         f"plan_tournament(..., seats={seats})")
     cuts = deal_chunks(len(plan.deal_seeds), chunk)
     pieces = [_Chunk(tuple(agents), rules, plan.seed, index, plan.deal_seeds[cut], plan.seating[cut])
               for index, cut in enumerate(cuts)]
@@ -362,7 +371,7 @@ def play_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, t
     """Rate ``agents`` (named ``names``; ``specs`` for the record) on ``deals`` deals:
     :func:`plan_tournament`, then :func:`play_planned`."""
     check_workers(workers)
-    plan = plan_tournament(agents, names, deals, tables_per_deal, seed, pin)
+    plan = plan_tournament(agents, names, deals, tables_per_deal, seed, pin, resolve_rules(rules).table_shape.seats)
     return play_planned(plan, agents, names, rules, chunk, specs, progress, workers)
 
 
@@ -440,7 +449,7 @@ def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], see
     rules = preset(rules_name)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
-    plan = plan_tournament(agents, names, deals, tables_per_deal, seed)
+    plan = plan_tournament(agents, names, deals, tables_per_deal, seed, seats=rules.table_shape.seats)
     chunk = chunk_size(deals, chunk)  # checked, and as resolved: it decides the games of agents that draw
     if out is not None:
         out = claim_folder(out, numbered_out)
