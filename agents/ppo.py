@@ -1,8 +1,9 @@
 """The policy-value network of the PPO agents, its checkpoints, and an agent
 that plays a trained checkpoint (spec ``ppo:path/to/checkpoint.pt``).
 
-The network reads its input size from :data:`briscola_env.observation.SPEC`
-(no size is typed by hand): the uint8 view is scaled to [0, 1], a shared MLP
+The network reads its input size from the observation spec of the rules it plays
+(:func:`briscola_env.observation.observation_spec`: :data:`~briscola_env.observation.SPEC` for
+the standard ones; no size is typed by hand): the uint8 view is scaled to [0, 1], a shared MLP
 trunk feeds a policy head (one logit per action id) and a value head. Illegal
 actions get no probability: their logits are set far below any legal one, so
 the sampled action, the log-probabilities and the entropy only ever involve
@@ -11,7 +12,10 @@ legal actions.
 A checkpoint is data, never code: a dict of tensors and plain values, loaded
 with ``torch.load(..., weights_only=True)``. It records the observation
 layout and the action layout it was trained on; loading it under another
-layout is refused with a message saying what differs. A file is one of the
+layout is refused with a message saying what differs. The observation layout is that of the
+rules' table (seats, tricks, the monte: :func:`layout_signature`), so a network trained under
+``monte`` or ``four_players`` is refused for the standard game and the other way round; rules of
+the same table (``al_buio``, ``seven``, ...) share the standard layout, and a network plays them. A file is one of the
 :data:`CHECKPOINT_KINDS` (:func:`checkpoint_kind`): a training checkpoint
 (``train.py``'s, with the trainer's state) and an exported network both play
 as ``ppo:``; only the first resumes. Loading names what a file is when it is
@@ -34,9 +38,9 @@ from torch import nn
 from briscola_env import engine
 from briscola_env.actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET, POINT_BID_OFFSET, RANK_BID_OFFSET
 from briscola_env.batched_env import BatchedEnv
-from briscola_env.cards import NUM_SEATS
 from briscola_env.files import replace_atomically
-from briscola_env.observation import SPEC
+from briscola_env.observation import ObservationSpec, observation_spec
+from briscola_env.rules import PRESETS, RulesConfig, preset, resolve_rules
 
 from .base import Agent
 
@@ -44,21 +48,46 @@ CHECKPOINT_FORMAT = 1
 ILLEGAL_LOGIT = -1e9  # far below any legal logit, yet finite: no NaN in the entropy
 
 
-def layout_signature() -> dict:
-    """What a trained network depends on: the observation and the action layouts."""
+def layout_signature(rules: Optional[RulesConfig] = None) -> dict:
+    """What a trained network depends on: the observation layout of ``rules``' table (default: the
+    standard rules') and the action layout."""
+    spec = observation_spec(rules)
     return {
-        "observation": [[name, s.start, list(s.shape)] for name, s in SPEC.sections.items()],
+        "observation": [[name, s.start, list(s.shape)] for name, s in spec.sections.items()],
         "actions": {"pass": PASS, "rank_bid": RANK_BID_OFFSET, "point_bid": POINT_BID_OFFSET,
                     "call": CALL_OFFSET, "play": PLAY_OFFSET, "num_actions": NUM_ACTIONS},
     }
 
 
-def view_layers(hidden: Sequence[int], activation: type[nn.Module]) -> tuple[list[nn.Module], int]:
-    """Hidden layers over one seat's view, input size from the spec: ``(layers, output width)``."""
+def _table_presets() -> dict[str, RulesConfig]:
+    """The first preset of each table the presets set (standard, monte, four_players), by name."""
+    tables: dict = {}
+    for name in PRESETS:
+        rules = preset(name)
+        tables.setdefault(rules.table_shape, (name, rules))
+    return dict(tables.values())
+
+
+_TABLE_PRESETS = _table_presets()
+
+
+def layout_table(payload: Mapping) -> Optional[str]:
+    """The preset of the table whose observation layout a checkpoint's contents record (standard,
+    monte, four_players), or None if none has it (a layout of another version)."""
+    layout = payload.get("layout")
+    observation = layout.get("observation") if isinstance(layout, Mapping) else None
+    return next((name for name, rules in _TABLE_PRESETS.items()
+                 if observation == layout_signature(rules)["observation"]), None)
+
+
+def view_layers(hidden: Sequence[int], activation: type[nn.Module],
+                spec: Optional[ObservationSpec] = None) -> tuple[list[nn.Module], int]:
+    """Hidden layers over one seat's view, input size from ``spec`` (default: the standard rules'):
+    ``(layers, output width)``."""
     if isinstance(hidden, (str, bytes)) or not hidden or not all(
             isinstance(size, int) and not isinstance(size, bool) and size > 0 for size in hidden):
         raise ValueError(f"hidden layer sizes must be one or more positive integers; got {hidden!r}")
-    layers, width = [], SPEC.size
+    layers, width = [], (spec or observation_spec()).size
     for size in hidden:
         layers += [nn.Linear(width, size), activation()]
         width = size
@@ -70,17 +99,24 @@ class PolicyValueNet(nn.Module):
 
     With ``belief=True`` it also has an auxiliary head on the same trunk predicting the
     partner's relative seat (as :class:`agents.belief.BeliefNet` does), trained from the
-    privileged view; acting never reads it."""
+    privileged view; acting never reads it.
 
-    def __init__(self, hidden: Sequence[int] = (256, 256), belief: bool = False):
+    ``rules`` (default: the standard ones) size it: the input is their view
+    (:func:`~briscola_env.observation.observation_spec`), the belief head has a logit per seat of
+    their table; :attr:`rules` keeps them, and its checkpoint records their layout."""
+
+    def __init__(self, hidden: Sequence[int] = (256, 256), belief: bool = False,
+                 rules: Optional[RulesConfig] = None):
         super().__init__()
-        layers, width = view_layers(hidden, nn.Tanh)
+        self.rules = resolve_rules(rules)
+        spec = observation_spec(self.rules)
+        layers, width = view_layers(hidden, nn.Tanh, spec)
         self.hidden = list(hidden)
-        self.register_buffer("scale", torch.as_tensor(SPEC.scale))
+        self.register_buffer("scale", torch.as_tensor(spec.scale))
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, NUM_ACTIONS)
         self.value = nn.Linear(width, 1)
-        self.belief = nn.Linear(width, NUM_SEATS) if belief else None
+        self.belief = nn.Linear(width, self.rules.table_shape.seats) if belief else None
         for layer in self.trunk:
             if isinstance(layer, nn.Linear):
                 nn.init.orthogonal_(layer.weight, np.sqrt(2))
@@ -100,7 +136,7 @@ class PolicyValueNet(nn.Module):
         return logits, value
 
     def heads(self, obs: torch.Tensor, mask: torch.Tensor):
-        """``(masked logits, value, belief logits (n, 5) or None)``: every head on one trunk pass.
+        """``(masked logits, value, belief logits (n, seats) or None)``: every head on one trunk pass.
         ``obs``: uint8 views, or views already scaled by :meth:`scaled` (floats)."""
         features = self.trunk(obs if obs.is_floating_point() else self.scaled(obs))
         # Adding the penalty is exact (a logit plus -1e9 rounds to -1e9) and many times cheaper on CPU
@@ -130,7 +166,7 @@ def save_checkpoint(path, net: PolicyValueNet, **extra) -> None:
     to a temporary file first, then renamed over ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"format": CHECKPOINT_FORMAT, "layout": layout_signature(), "hidden": net.hidden,
+    payload = {"format": CHECKPOINT_FORMAT, "layout": layout_signature(net.rules), "hidden": net.hidden,
                "belief_head": net.belief is not None, "model": net.state_dict(), **extra}
     replace_atomically(path, lambda temporary: torch.save(payload, temporary))
 
@@ -188,11 +224,12 @@ def load_weights(net: nn.Module, state, path) -> None:
 PROBE_GAMES = 4  # hands whose every view a loaded network must answer with finite outputs
 
 
-@functools.lru_cache(maxsize=1)
-def probe_views() -> tuple[torch.Tensor, torch.Tensor]:
+@functools.lru_cache(maxsize=4)
+def probe_views(rules: Optional[RulesConfig] = None) -> tuple[torch.Tensor, torch.Tensor]:
     """``(views, masks)`` of every decision of a few seeded hands played at random (auction, call
-    and card play): the real inputs :func:`refuse_non_finite_outputs` tries a network on."""
-    env, rng = BatchedEnv(PROBE_GAMES, seed=0, auto_reset=False), np.random.default_rng(0)
+    and card play) under ``rules`` (default: the standard ones): the real inputs
+    :func:`refuse_non_finite_outputs` tries a network on."""
+    env, rng = BatchedEnv(PROBE_GAMES, rules, seed=0, auto_reset=False), np.random.default_rng(0)
     out, views, masks = env.reset(), [], []
     while not env.state.terminated.all():
         playing = ~env.state.terminated
@@ -213,9 +250,19 @@ def refuse_non_finite_outputs(path, outputs: Mapping[str, Optional[torch.Tensor]
                          "is damaged; use another checkpoint")
 
 
-def open_checkpoint(path, training: bool = False) -> tuple[dict, PolicyValueNet]:
-    """``(contents, network)`` of a policy checkpoint, after checking it fits this version's layouts and
-    holds the network it declares; with ``training``, only a training checkpoint (one that resumes)."""
+def _table_of(rules: RulesConfig) -> str:
+    """The table of ``rules`` as messages name it."""
+    shape = rules.table_shape
+    monte = f", a monte of {shape.monte_size}" if shape.monte_size else ""
+    return f"{shape.seats} seats, {shape.tricks} tricks{monte}"
+
+
+def open_checkpoint(path, training: bool = False,
+                    rules: Optional[RulesConfig] = None) -> tuple[dict, PolicyValueNet]:
+    """``(contents, network)`` of a policy checkpoint, after checking it fits this version's layouts
+    under ``rules`` (default: the standard ones; their table decides the observation layout) and holds
+    the network it declares; with ``training``, only a training checkpoint (one that resumes)."""
+    rules = resolve_rules(rules)
     payload = read_checkpoint(path)
     kind = checkpoint_kind(payload)
     expected = CHECKPOINT_KINDS["training"] + ("" if training else f" or {CHECKPOINT_KINDS['policy']}")
@@ -226,37 +273,46 @@ def open_checkpoint(path, training: bool = False) -> tuple[dict, PolicyValueNet]
                          f"this version reads format {CHECKPOINT_FORMAT}")
     if kind is None:
         raise ValueError(f"{path} holds no network (no 'model' and 'hidden'); {expected} was expected here")
-    theirs, ours = payload.get("layout", {}), layout_signature()
+    theirs, ours = payload.get("layout", {}), layout_signature(rules)
+    table = layout_table(payload)
+    if table is not None and theirs.get("observation") != ours["observation"]:
+        raise ValueError(f"{path} was trained at another table than these rules' ({_table_of(rules)}): its "
+                         f"observation layout is that of the {table} rules ({_table_of(_TABLE_PRESETS[table])}), "
+                         f"so it cannot play these rules: play it under rules of its table (--rules {table}), "
+                         "or train a network for these")
     for part in ("observation", "actions"):
         if not isinstance(theirs, Mapping) or theirs.get(part) != ours[part]:
             raise ValueError(f"{path} was trained on another {part} layout than this version's "
                              f"({'observation.SPEC' if part == 'observation' else 'briscola_env.actions'}); "
                              "it cannot be used here: retrain, or use the version it was made with")
     try:
-        net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head") is True)
+        net = PolicyValueNet(payload["hidden"], belief=payload.get("belief_head") is True, rules=rules)
     except ValueError as error:
         raise ValueError(f"{path} declares a network this version cannot build: {error}") from None
     load_weights(net, payload["model"], path)
     with torch.no_grad():
-        logits, value, belief = net.eval().heads(*probe_views())
+        logits, value, belief = net.eval().heads(*probe_views(rules))
     refuse_non_finite_outputs(path, {"logits": logits, "value": value, "belief logits": belief})
     return payload, net
 
 
-def load_checkpoint(path, training: bool = False) -> dict:
+def load_checkpoint(path, training: bool = False, rules: Optional[RulesConfig] = None) -> dict:
     """A policy checkpoint's contents, checked as :func:`open_checkpoint` does."""
-    return open_checkpoint(path, training)[0]
+    return open_checkpoint(path, training, rules)[0]
 
 
-def load_network(path) -> PolicyValueNet:
-    """The network of a training checkpoint or an exported one, ready to act."""
-    return open_checkpoint(path)[1]
+def load_network(path, rules: Optional[RulesConfig] = None) -> PolicyValueNet:
+    """The network of a training checkpoint or an exported one, ready to act under ``rules`` (default:
+    the standard ones; a network of another table's layout is refused)."""
+    return open_checkpoint(path, rules=rules)[1]
 
 
 def export_policy(source, target) -> int:
     """Write the network of a training checkpoint alone (no optimizer, environment or storage),
-    for shipping and playing; returns the new file's size in bytes."""
-    payload, net = open_checkpoint(source)
+    for shipping and playing; returns the new file's size in bytes. A network of any table: it is
+    read under a preset of the table its layout is of (:func:`layout_table`)."""
+    table = layout_table(read_checkpoint(source))
+    payload, net = open_checkpoint(source, rules=_TABLE_PRESETS.get(table))
     save_checkpoint(target, net, config=payload.get("config", {}))
     return Path(target).stat().st_size
 
@@ -269,13 +325,16 @@ def _greedy(greedy) -> bool:
 
 
 class PPOAgent(Agent):
-    """Plays a trained checkpoint: samples from its policy, or its best action if ``greedy``."""
+    """Plays a trained checkpoint: samples from its policy, or its best action if ``greedy``; under
+    ``rules`` (default: the standard ones), which must be of the table it was trained at (the
+    checkpoint's observation layout: :func:`open_checkpoint` refuses another)."""
 
     name = "ppo"
 
-    def __init__(self, path: Union[str, os.PathLike], seed: Optional[int] = None, greedy: bool = False):
+    def __init__(self, path: Union[str, os.PathLike], seed: Optional[int] = None, greedy: bool = False,
+                 rules: Optional[RulesConfig] = None):
         self.greedy = _greedy(greedy)
-        self.net = load_network(path)
+        self.net = load_network(path, rules)
         self.source = str(path)  # names the network in errors
         super().__init__(seed)
 

@@ -1,7 +1,8 @@
 """One seat of Briscola Chiamata as a single-agent Gymnasium environment, for SB3 and the like.
 
 The learner holds one seat (``seat``: fixed, or ``None`` for one drawn at every reset); agents
-from spec strings (:func:`agents.make_agent`) play the other four. An episode is one hand:
+from spec strings (:func:`agents.make_agent`) play the other four (three under four-player rules:
+the seats, the view and its space are those of the rules' table). An episode is one hand:
 ``reset`` deals and lets the opponents act until the learner's first turn; ``step`` plays the
 learner's action, then the opponents until the learner is to act again or the hand is over.
 
@@ -20,8 +21,8 @@ info               the AEC env's info of the learner (phase, and the outcome at 
                    plus ``seat`` and ``action_mask``
 =================  ===================================================================
 
-``opponents``: one spec for all four (each gets its own agent), or a list of four, the
-players after the learner in turn order (``opponents[0]`` acts right after him).
+``opponents``: one spec for all four (each gets its own agent), or a list of four (three at a
+table of four), the players after the learner in turn order (``opponents[0]`` acts right after him).
 
 An illegal action is a ``ValueError`` naming the legal ones, and changes nothing; with
 ``illegal_reward`` set, it ends the episode instead, with that reward and ``info["illegal"]``
@@ -44,14 +45,12 @@ from briscola_env import BatchedEnv, raw_env
 from briscola_env.actions import NUM_ACTIONS
 from briscola_env.cards import NUM_SEATS
 from briscola_env.engine import MAX_SEED
-from briscola_env.observation import SPEC, check_obs_dtype
+from briscola_env.observation import check_obs_dtype, observation_spec
 from briscola_env.pettingzoo_env import observation_box
 from briscola_env.rules import RulesConfig, resolve_rules
 
 from .adapter import AECPolicy
 from .registry import make_agent
-
-NUM_OPPONENTS = NUM_SEATS - 1
 
 
 class LegalActions(gymnasium.spaces.Discrete):
@@ -68,22 +67,24 @@ class LegalActions(gymnasium.spaces.Discrete):
         return super().sample(mask, **kwargs)
 
 
-def _opponent_specs(opponents: Union[str, Sequence[str]]) -> list[str]:
-    """Four spec strings from one spec or a list of four; else a ValueError saying what is allowed."""
-    specs = [opponents] * NUM_OPPONENTS if isinstance(opponents, str) else opponents
-    if not (isinstance(specs, (list, tuple)) and len(specs) == NUM_OPPONENTS
+def _opponent_specs(opponents: Union[str, Sequence[str]], seats: int = NUM_SEATS) -> list[str]:
+    """A spec string for each of the ``seats - 1`` others, from one spec or a list of them; else a
+    ValueError saying what is allowed."""
+    others = seats - 1
+    specs = [opponents] * others if isinstance(opponents, str) else opponents
+    if not (isinstance(specs, (list, tuple)) and len(specs) == others
             and all(isinstance(spec, str) for spec in specs)):
-        raise ValueError(f"opponents must be an agent spec string or a list of {NUM_OPPONENTS} of them; "
+        raise ValueError(f"opponents must be an agent spec string or a list of {others} of them; "
                          f"got {opponents!r}")
     return list(specs)
 
 
-def _checked_seat(seat) -> Optional[int]:
-    """``seat`` as an int if it is a seat 0..4, None if None; else a ValueError."""
+def _checked_seat(seat, seats: int = NUM_SEATS) -> Optional[int]:
+    """``seat`` as an int if it is a seat 0..seats-1, None if None; else a ValueError."""
     if seat is None:
         return None
-    if not (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < NUM_SEATS):
-        raise ValueError(f"seat must be a seat 0..{NUM_SEATS - 1} or None (drawn for every hand); got {seat!r}")
+    if not (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < seats):
+        raise ValueError(f"seat must be a seat 0..{seats - 1} or None (drawn for every hand); got {seat!r}")
     return int(seat)
 
 
@@ -95,8 +96,10 @@ class SingleSeatEnv(gymnasium.Env):
     def __init__(self, opponents: Union[str, Sequence[str]] = "heuristic", seat: Optional[int] = None,
                  rules: Union[RulesConfig, str, None] = None, reward: str = "payoff", obs_dtype: str = "uint8",
                  illegal_reward: Optional[float] = None, **rule_overrides):
-        specs = _opponent_specs(opponents)
-        self.fixed_seat = _checked_seat(seat)
+        self.rules = resolve_rules(rules, **rule_overrides)
+        self.seats = self.rules.table_shape.seats
+        specs = _opponent_specs(opponents, self.seats)
+        self.fixed_seat = _checked_seat(seat, self.seats)
         if illegal_reward is not None and not (isinstance(illegal_reward, (int, float, np.integer, np.floating))
                                                and not isinstance(illegal_reward, (bool, np.bool_))
                                                and np.isfinite(illegal_reward)):
@@ -104,11 +107,11 @@ class SingleSeatEnv(gymnasium.Env):
                              f"got {illegal_reward!r}")
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         # The table itself always deals uint8 views: the opponents' agents read raw counts.
-        self._table = raw_env(rules=rules, reward=reward, **rule_overrides)
+        self._table = raw_env(rules=self.rules, reward=reward)
         self.obs_dtype = check_obs_dtype(obs_dtype)
-        self.observation_space = observation_box(SPEC, self.obs_dtype)
+        self.view_layout = observation_spec(self.rules)
+        self.observation_space = observation_box(self.view_layout, self.obs_dtype)
         self.action_space = LegalActions(self._table.action_space("player_0").n, self.action_masks)
-        self.rules = self._table.rules
         self._opponents = [AECPolicy(make_agent(spec, rules=self.rules)) for spec in specs]
         self.seat: Optional[int] = None  # the learner's seat in the current hand
         self._done = True
@@ -119,8 +122,8 @@ class SingleSeatEnv(gymnasium.Env):
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None):
         super().reset(seed=seed)  # seeds self.np_random, which draws everything below
-        deal_seed, *agent_seeds = self.np_random.integers(0, MAX_SEED, 1 + NUM_OPPONENTS).tolist()
-        seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(NUM_SEATS))
+        deal_seed, *agent_seeds = self.np_random.integers(0, MAX_SEED, self.seats).tolist()  # the deal's, the others'
+        seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.seats))
         self._table.reset(seed=deal_seed, options=options)  # checks the options before anything changes here
         self.seat = seat
         for policy, agent_seed in zip(self._opponents, agent_seeds):
@@ -158,14 +161,14 @@ class SingleSeatEnv(gymnasium.Env):
         table = self._table
         while not table.terminations[self._learner] and table.agent_selection != self._learner:
             opponent = table.possible_agents.index(table.agent_selection)
-            policy = self._opponents[(opponent - self.seat - 1) % NUM_SEATS]
+            policy = self._opponents[(opponent - self.seat - 1) % self.seats]
             table.step(policy(table.observe(table.agent_selection)))
         self._done = table.terminations[self._learner]
         return self._learner_view()
 
     def _learner_view(self) -> tuple[np.ndarray, dict]:
         table = self._table
-        view = SPEC.in_dtype(table.observe(self._learner)["observation"], self.obs_dtype)
+        view = self.view_layout.in_dtype(table.observe(self._learner)["observation"], self.obs_dtype)
         info = {**table.infos[self._learner], "seat": self.seat, "action_mask": self.action_masks()}
         return view, info
 
@@ -233,14 +236,16 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, num_envs: int = 1024, opponents: Union[str, Sequence[str]] = "heuristic",
                  seat: Optional[int] = None, rules: Union[RulesConfig, str, None] = None, reward: str = "payoff",
                  obs_dtype: str = "uint8", **rule_overrides):
-        specs = _opponent_specs(opponents)
-        self.fixed_seat = _checked_seat(seat)
-        self.obs_dtype = check_obs_dtype(obs_dtype)
         self.rules = resolve_rules(rules, **rule_overrides)
+        self.seats = self.rules.table_shape.seats
+        specs = _opponent_specs(opponents, self.seats)
+        self.fixed_seat = _checked_seat(seat, self.seats)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
         # The table deals raw uint8 views, which the opponents' agents read.
         self._table = BatchedEnv(num_envs, self.rules, reward=reward)  # checks num_envs and reward
         self.num_envs = self._table.num_envs
-        self.single_observation_space = observation_box(SPEC, self.obs_dtype)
+        self.view_layout = observation_spec(self.rules)
+        self.single_observation_space = observation_box(self.view_layout, self.obs_dtype)
         self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = LegalActionBatch(self.num_envs, self.action_masks)
@@ -252,7 +257,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         if options:
             raise ValueError(f"SingleSeatVectorEnv.reset takes no options; got {options!r}")
         super().reset(seed=seed)  # seeds self.np_random, which draws everything below
-        table_seed, *agent_seeds = self.np_random.integers(0, MAX_SEED, 1 + NUM_OPPONENTS).tolist()
+        table_seed, *agent_seeds = self.np_random.integers(0, MAX_SEED, self.seats).tolist()  # the table's, the others'
         out = self._table.reset(seed=table_seed)
         for agent, agent_seed in zip(self._opponents, agent_seeds):
             agent.reset(agent_seed)
@@ -285,7 +290,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     def _draw_seats(self, count: int) -> np.ndarray:
         if self.fixed_seat is not None:
             return np.full(count, self.fixed_seat, dtype=np.int64)
-        return self.np_random.integers(0, NUM_SEATS, count)
+        return self.np_random.integers(0, self.seats, count)
 
     def _empty_results(self):
         final_info = {"seat": np.full(self.num_envs, -1, dtype=np.int64)}
@@ -309,7 +314,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
             waiting = out.seat != self.seat
             if not waiting.any():
                 break
-            position = (out.seat - self.seat - 1) % NUM_SEATS  # opponents[0] acts right after the learner
+            position = (out.seat - self.seat - 1) % self.seats  # opponents[0] acts right after the learner
             actions = np.zeros(self.num_envs, dtype=np.int64)
             for k, agent in enumerate(self._opponents):
                 games = np.flatnonzero(waiting & (position == k))
@@ -319,7 +324,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._out = out
 
     def _learner_view(self) -> np.ndarray:
-        return SPEC.in_dtype(self._out.obs, self.obs_dtype)
+        return self.view_layout.in_dtype(self._out.obs, self.obs_dtype)
 
     def _infos(self, terminated: np.ndarray, final_info: dict) -> dict:
         everywhere = np.ones(self.num_envs, bool)

@@ -7,7 +7,7 @@ import numpy as np
 
 from briscola_env.cards import NUM_SEATS, NUM_TRICKS
 from briscola_env.engine import Phase
-from briscola_env.observation import SPEC
+from briscola_env.observation import observation_spec
 
 
 def belief_targets(state, out, rows: np.ndarray) -> np.ndarray:
@@ -15,22 +15,21 @@ def belief_targets(state, out, rows: np.ndarray) -> np.ndarray:
     player to act (his own if he is the partner, or the solo caller), on card-play decisions
     before the called card is played; -1 elsewhere. From the privileged state: training only."""
     partner = state.hidden.partner[rows].astype(np.int64)
-    hidden = SPEC.view(out.obs[rows], "partner_revealed")[:, 0] == 0
+    hidden = observation_spec(state.rules).view(out.obs[rows], "partner_revealed")[:, 0] == 0
     asked = (state.phase[rows] == Phase.PLAY) & (partner >= 0) & hidden
-    return np.where(asked, (partner - out.seat[rows]) % NUM_SEATS, -1)
+    return np.where(asked, (partner - out.seat[rows]) % state.tables.shape.seats, -1)
 
 
 class BeliefTracker:
     """The belief head's accuracy by trick, for TensorBoard, and the concealment reward: per
     game, the running sum over the learner's caller and defender views before the reveal of
     (chance - the head's probability on the true partner). The partner's own views are left
-    out: he knows."""
+    out: he knows. ``seats`` and ``tricks``: those of the table played (default: five and eight)."""
 
-    CHANCE = 0.25
-
-    def __init__(self, num_envs: int):
+    def __init__(self, num_envs: int, seats: int = NUM_SEATS, tricks: int = NUM_TRICKS):
+        self.chance = 1 / (seats - 1)  # the partner is one of the others: 0.25 at five seats
         self.sums = np.zeros((num_envs, 2))  # per game: sum of (chance - p_true), number of views
-        self.hits = np.zeros((NUM_TRICKS, 2))  # per trick: right guesses, views (since the last log)
+        self.hits = np.zeros((tricks, 2))  # per trick: right guesses, views (since the last log)
         self.scores = []  # per finished hand with a partner: its mean (chance - p_true)
 
     def observe(self, state, rows: np.ndarray, partner: np.ndarray, probabilities: np.ndarray) -> None:
@@ -40,7 +39,7 @@ class BeliefTracker:
         np.add.at(self.hits, (state.trick_index[rows[outsider]].astype(np.int64), 0),
                   probabilities[outsider].argmax(axis=1) == target)
         np.add.at(self.hits, (state.trick_index[rows[outsider]].astype(np.int64), 1), 1)
-        np.add.at(self.sums, (rows[outsider], 0), self.CHANCE - p_true)
+        np.add.at(self.sums, (rows[outsider], 0), self.chance - p_true)
         np.add.at(self.sums, (rows[outsider], 1), 1)
 
     def finish_hands(self, rewards: np.ndarray, ended: np.ndarray, info: dict, coef: float) -> None:

@@ -11,7 +11,9 @@ best candidate's value (the search acts greedily), squared error weighted by ``v
 ``holdout`` share of the labels' deals (whole deals, never split) is held out: its loss and the share of
 its decisions where the network's top action is the search's are reported and kept in the checkpoint.
 Minibatches and the initial weights come from ``seed``; the same labels and seed give the same network
-on CPU. The result is an exported policy (``ppo:PATH`` plays it; ``init_from`` starts PPO from it).
+on CPU. The result is an exported policy (``ppo:PATH`` plays it; ``init_from`` starts PPO from it), sized
+by the rules of the labels' plan (its views' layout: a network of the monte or the four-player table
+plays those rules only) and recording them in its config.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ import torch
 from tqdm import tqdm
 
 from agents.ppo import PolicyValueNet, save_checkpoint
+from briscola_env import preset
 
-from .labelling import load_labels
+from .labelling import load_labels, read_plan
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
     """Train a fresh network on the labels in ``folder`` (see the module docstring), save it to ``out``
     and return the held-out figures."""
     settings = settings or DistillSettings()
-    labels = load_labels(folder)
+    labels, plan = load_labels(folder), read_plan(folder)
     policy, value = targets(labels, settings.temperature)
     held = held_out_rows(labels["deal_seeds"], settings.holdout)
     if held.all():
@@ -92,7 +95,7 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
     test = [tensor[torch.from_numpy(held)] for tensor in tensors]
     torch.manual_seed(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
-    net = PolicyValueNet(list(settings.hidden_sizes))
+    net = PolicyValueNet(list(settings.hidden_sizes), rules=preset(plan.rules))
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     rows = len(train[0])
     for _ in tqdm(range(settings.epochs), desc="distill", unit="epoch"):
@@ -111,5 +114,6 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
         searched_best = test[2].argmax(dim=1)  # the policy target's mode: the search's own choice
         report.update(held_out_cross_entropy=float(cross_entropy), held_out_value_mse=float(value_error),
                       held_out_agreement=float((logits.argmax(dim=1) == searched_best).float().mean()))
-    save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes)}, distillation=report)
+    save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes), "rules": plan.rules},
+                    distillation=report)
     return report

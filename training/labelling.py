@@ -37,9 +37,8 @@ from agents import make_agent
 from agents.play import play_games
 from briscola_env import preset
 from briscola_env.actions import NUM_ACTIONS
-from briscola_env.cards import NUM_SEATS
 from briscola_env.files import replace_atomically, write_atomically
-from briscola_env.observation import SPEC
+from briscola_env.observation import observation_spec
 from briscola_env.seeds import deal_seeds
 from evaluation.parallel import piece_seed, run_pieces
 
@@ -109,7 +108,7 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     players = [make_agent(spec, seed=int(rng.integers(2**32)), rules=rules) for spec in plan.players]
     searcher = make_agent(plan.search, seed=int(rng.integers(2**32)), rules=rules)
     seeds = deal_seeds("label", plan.seed, min(plan.deals, (index + 1) * plan.chunk))[index * plan.chunk:]
-    seat_agents = rng.integers(len(players), size=(len(seeds), NUM_SEATS))
+    seat_agents = rng.integers(len(players), size=(len(seeds), rules.table_shape.seats))
     parts: list[dict[str, np.ndarray]] = []
     steps = iter(range(10**9))
 
@@ -126,7 +125,8 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
                           "phases": env.state.phase[games].astype(np.int8)})
 
     state, _ = play_games(players, seat_agents, seeds, rules, observe=label)
-    arrays = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]} if parts else empty_chunk()
+    arrays = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]} if parts else \
+        empty_chunk(observation_spec(rules).size)
     games = arrays.pop("games")
     arrays["deal_seeds"] = seeds[games]
     arrays["payoffs"] = state.rewards[games, arrays["seats"].astype(np.int64)].astype(np.float32)
@@ -134,9 +134,10 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     return len(games)
 
 
-def empty_chunk() -> dict[str, np.ndarray]:
-    """A chunk in which no decision was drawn for a label (a tiny share of a few deals)."""
-    return {"games": np.zeros(0, np.int64), "views": np.zeros((0, SPEC.size), np.uint8),
+def empty_chunk(view_size: int) -> dict[str, np.ndarray]:
+    """A chunk in which no decision was drawn for a label (a tiny share of a few deals), of views of
+    ``view_size`` entries (those of the plan's rules)."""
+    return {"games": np.zeros(0, np.int64), "views": np.zeros((0, view_size), np.uint8),
             "masks": np.zeros((0, NUM_ACTIONS), bool), "candidates": np.zeros((0, NUM_ACTIONS), bool),
             "values": np.zeros((0, NUM_ACTIONS), np.float32), "seats": np.zeros(0, np.int8),
             "steps": np.zeros(0, np.int16), "phases": np.zeros(0, np.int8)}

@@ -1,5 +1,6 @@
 """PPO self-play for Briscola Chiamata: one policy for all five seats learns the
-auction, the call and the play.
+auction, the call and the play (for all four under ``rules=four_players``: the config's rules
+preset sizes the network, the storage and the seats; the run's config.yaml and checkpoint record it).
 
     python train.py                                   # configs/default.yaml
     python train.py --config configs/tiny.yaml num_envs=16 seed=3
@@ -66,10 +67,9 @@ from agents.ppo import (PolicyValueNet, PPOAgent, entropy, load_checkpoint, load
                         save_checkpoint)
 from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
-from briscola_env.cards import NUM_SEATS
 from briscola_env.engine import PHASE_NAMES, WITHOUT_SOLO, Role, seat_roles
 from briscola_env.files import replace_atomically, write_atomically
-from briscola_env.observation import SPEC
+from briscola_env.observation import observation_spec
 from briscola_env.seeds import seed_sequence
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
@@ -104,6 +104,7 @@ class Trainer:
         # Environment. Deals from a stream of their own (briscola_env.seeds), drawn apart from every
         # evaluation's, whatever its seed.
         self.rules = preset(config.rules)
+        self.spec = observation_spec(self.rules)  # the views' layout, which sizes the network and the storage
         self.env = BatchedEnv(config.num_envs, self.rules, seed=seed_sequence("train-env", config.seed),
                               reward=config.reward)
         self.out = self.env.reset()
@@ -114,17 +115,18 @@ class Trainer:
         self.demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
 
         # Agent.
-        self.net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0)
+        self.net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=self.rules)
         if config.init_from:  # a distilled network, say; a belief head of its own is not taken
-            start = {key: value for key, value in load_network(config.init_from).state_dict().items()
+            start = {key: value for key, value in load_network(config.init_from, self.rules).state_dict().items()
                      if not key.startswith("belief.")}
             missing = self.net.load_state_dict(start, strict=False).missing_keys
             assert all(key.startswith("belief.") for key in missing), missing  # check_config matched the sizes
         self.net = self.net.to(device)
         # fused: one kernel for the whole step (PyTorch 2.4+ on CPU), 6x faster than the default here
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
-        self.storage = Trajectories(storage_capacity(config.num_envs, config.num_steps), config.num_envs)
-        self.belief = BeliefTracker(config.num_envs)
+        self.storage = Trajectories(storage_capacity(config.num_envs, config.num_steps), config.num_envs, self.spec)
+        shape = self.rules.table_shape
+        self.belief = BeliefTracker(config.num_envs, shape.seats, shape.tricks)
 
         # Opponents: the players of the first hands' seats.
         self.table = Table(config, self.net, [self.opponent, *self.league], self.rng, self.sampler)
@@ -160,7 +162,8 @@ class Table:
     does: ``agents[seat_agents[g, s]]`` plays seat ``s`` of game ``g``. The agents are the learner
     (the network being trained: only its decisions are stored), the pool's fixed agents (config.opponent,
     the heuristic unless it says otherwise, then config.league's), then the
-    opponent pool's snapshots of the learner, oldest first (up to pool_size: the oldest is dropped)."""
+    opponent pool's snapshots of the learner, oldest first (up to pool_size: the oldest is dropped).
+    The seats are those of the table of config.rules."""
 
     def __init__(self, config: Config, learner: PolicyValueNet, fixed: list,
                  rng: np.random.Generator, sampler: torch.Generator):
@@ -169,7 +172,8 @@ class Table:
         self.first_snapshot = OPPONENT + len(fixed)
         self.win_rates = np.full(len(fixed), 0.5)  # the learner's against each fixed agent (the league's statistic)
         self.snapshots: list[PolicyValueNet] = []
-        self.seat_agents = np.zeros((config.num_envs, NUM_SEATS), dtype=np.int64)
+        self.seats = preset(config.rules).table_shape.seats
+        self.seat_agents = np.zeros((config.num_envs, self.seats), dtype=np.int64)
 
     @property
     def agents(self) -> list:
@@ -197,13 +201,13 @@ class Table:
 
     def seat_new_hands(self, games: np.ndarray) -> None:
         """Seat the hands just dealt in ``games``: the learner everywhere, except that in a share
-        (opponent_share) of them 1 to 4 seats go to the pool, each to its fixed agent with
+        (opponent_share) of them 1 to 4 seats (1 to 3 of four) go to the pool, each to its fixed agent with
         probability heuristic_share and otherwise to a snapshot drawn at random (once there are any)."""
         config, rng, snapshots = self.config, self.rng, self.snapshots
         weights = self.league_weights()
         self.seat_agents[games] = LEARNER
         for g in games[rng.random(len(games)) < config.opponent_share]:
-            for s in rng.choice(NUM_SEATS, size=rng.integers(1, NUM_SEATS), replace=False):
+            for s in rng.choice(self.seats, size=rng.integers(1, self.seats), replace=False):
                 if snapshots and rng.random() >= config.heuristic_share:
                     player = self.first_snapshot + int(rng.integers(len(snapshots)))
                 else:  # a fixed agent; with no league, config.opponent without a draw, as before
@@ -275,7 +279,7 @@ def learner_acts(trainer: Trainer, games: np.ndarray) -> np.ndarray:
         trainer.belief.observe(trainer.env.state, games, partner, torch.softmax(belief_logits, 1).cpu().numpy())
     demo = np.full(len(games), -1, dtype=np.int64)
     if demo_weight(trainer.config, trainer.update, trainer.num_updates) > 0:
-        shown = np.flatnonzero(SPEC.view(obs, "phase")[:, trainer.demo_phases].any(axis=1))
+        shown = np.flatnonzero(trainer.spec.view(obs, "phase")[:, trainer.demo_phases].any(axis=1))
         demo[shown] = trainer.heuristic.act(obs[shown], mask[shown])
     trainer.storage.add(games, out.seat[games], obs, mask, action, logprob.cpu().numpy(), value.cpu().numpy(),
                         demo, partner)
@@ -433,7 +437,7 @@ def log_games(writer, finished: list[dict], step: int) -> None:
     writer.add_scalar("game/void_rate", float((~played).mean()), step)
     rows = np.arange(len(caller))
     learner_called = played & learner[rows, np.maximum(caller, 0)]
-    # Per learner seat: the share of its hands in which it won the auction (0.2 at a table of equals).
+    # Per learner seat: the share of its hands in which it won the auction (0.2 at a table of five equals).
     writer.add_scalar("game/learner_auction_win_rate", float(learner_called.sum() / learner.sum()), step)
     if learner_called.any():
         contract = facts["contract"][learner_called]
@@ -449,7 +453,7 @@ def log_games(writer, finished: list[dict], step: int) -> None:
         writer.add_scalar("game/called_card_trick", float(shown.mean() + 1), step)  # 1..8
     # Captured points of the learner's seats, by role (a solo caller, his own partner, counts as caller).
     roles = np.full(learner.shape, -1)  # -1: no role in a void hand
-    roles[played] = WITHOUT_SOLO[seat_roles(caller[played], partner[played])]
+    roles[played] = WITHOUT_SOLO[seat_roles(caller[played], partner[played], learner.shape[1])]
     for name, role in (("caller", Role.CALLER), ("partner", Role.PARTNER), ("defender", Role.DEFENDER)):
         mine = learner & (roles == role)
         if mine.any():
@@ -508,7 +512,7 @@ def restore(trainer: Trainer, payload: dict) -> None:
     trainer.belief.load_state_dict(saved["belief"])
     trainer.table.seat_agents[...] = saved["owner"]
     for state in saved["pool"] + ([payload["model"]] if saved["pool_ends_with_model"] else []):
-        snapshot = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0)
+        snapshot = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=trainer.rules)
         snapshot.load_state_dict(state)
         trainer.table.add_snapshot(snapshot)
     trainer.table.win_rates[...] = saved.get("league_win_rates", 0.5)  # checkpoints from before the league: 0.5
@@ -522,7 +526,8 @@ def restore(trainer: Trainer, payload: dict) -> None:
 
 # ----------------------------------------------------------------------------- evaluation
 def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
-    results = [evaluate_pair(PPOAgent(checkpoint, seed=1), other, config.final_eval_deals, seed=1, rules=rules,
+    results = [evaluate_pair(PPOAgent(checkpoint, seed=1, rules=rules), other, config.final_eval_deals, seed=1,
+                             rules=rules,
                              names=(f"ppo:{checkpoint}", name))
                for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules)))]
     if config.record_games:  # written whole, then renamed: never a partial or doubled file
@@ -547,7 +552,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     payload = None
     if resume is not None:
         try:
-            payload = load_checkpoint(run / "checkpoint.pt", training=True)
+            payload = load_checkpoint(run / "checkpoint.pt", training=True, rules=preset(config.rules))
         except ValueError as error:
             raise RunError(str(error)) from None
         check_trainer_format(payload, run / "checkpoint.pt")

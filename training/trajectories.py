@@ -8,10 +8,11 @@ import numpy as np
 from briscola_env.actions import NUM_ACTIONS
 from briscola_env.cards import NUM_CARDS, NUM_SEATS
 from briscola_env.engine import MAX_AUCTION_LENGTH
-from briscola_env.observation import SPEC
+from briscola_env.observation import SPEC, ObservationSpec
 
 LONGEST_HAND = MAX_AUCTION_LENGTH + 1 + NUM_CARDS
-"""Most decisions a hand can take, one per environment step: its longest auction, the call, 40 cards."""
+"""Most decisions a hand can take, one per environment step: its longest auction, the call, 40 cards
+(under every rules: with a monte, 5 discards and 35 cards; at four seats, a shorter auction)."""
 OPEN_HAND_STEPS = 160
 """Per game, the storage slots kept beyond one rollout's. :class:`Trajectories` is a ring filled by
 at most num_games decisions a step, so with num_games * (num_steps + OPEN_HAND_STEPS) slots it comes
@@ -27,21 +28,28 @@ def storage_capacity(num_games: int, num_steps: int) -> int:
     return num_games * (num_steps + OPEN_HAND_STEPS)
 
 
-VIEW_BITS = np.flatnonzero(SPEC.high == 1)  # the view's flags and one-hot entries: 0 or 1, saved as bits
-VIEW_COUNTS = np.flatnonzero(SPEC.high > 1)  # its raw counts (points, tricks): saved as bytes
+def view_entries(spec: ObservationSpec = SPEC) -> tuple[np.ndarray, np.ndarray]:
+    """``(bits, counts)``: the entries of ``spec``'s views that are flags and one-hot entries (0 or 1,
+    saved as bits) and those that are raw counts (points, tricks: saved as bytes)."""
+    return np.flatnonzero(spec.high == 1), np.flatnonzero(spec.high > 1)
+
+
+VIEW_BITS, VIEW_COUNTS = view_entries()  # the standard view's
 
 
 class Trajectories:
     """Learner decisions, kept until their hand ends; then their advantages are computed
     and they are ready for an update. A ring of ``capacity`` slots; every step's decisions
-    and every step's ended hands are handled at once, without a loop over games."""
+    and every step's ended hands are handled at once, without a loop over games. ``spec``: the
+    views' layout (that of the rules played; default: the standard one)."""
 
     FIELDS = ("obs", "mask", "action", "logprob", "value", "advantage", "ret", "demo", "partner",
               "game", "seat", "time", "in_use", "open", "ready")
 
-    def __init__(self, capacity: int, num_games: int):
-        self.capacity, self.num_games = capacity, num_games
-        self.obs = np.zeros((capacity, SPEC.size), dtype=np.uint8)
+    def __init__(self, capacity: int, num_games: int, spec: ObservationSpec = SPEC):
+        self.capacity, self.num_games, self.spec = capacity, num_games, spec
+        self.view_bits, self.view_counts = view_entries(spec)
+        self.obs = np.zeros((capacity, spec.size), dtype=np.uint8)
         self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=bool)
         self.action = np.zeros(capacity, dtype=np.int64)
         self.logprob = np.zeros(capacity, dtype=np.float32)
@@ -70,7 +78,7 @@ class Trajectories:
         self.clock += 1
 
     def finish(self, games: np.ndarray, rewards: np.ndarray, gamma: float, lam: float) -> None:
-        """The hands in ``games`` ended with ``rewards`` (num_games, 5): each learner seat's
+        """The hands in ``games`` ended with ``rewards`` (num_games, seats): each learner seat's
         trajectory in them gets its GAE, with the payoff on its last decision."""
         ended = np.zeros(self.num_games, dtype=bool)
         ended[games] = True
@@ -78,7 +86,7 @@ class Trajectories:
         if not len(ids):
             return
         ids = ids[np.lexsort((self.time[ids], self.seat[ids], self.game[ids]))]  # trajectory by trajectory
-        trajectory = self.game[ids] * NUM_SEATS + self.seat[ids]
+        trajectory = self.game[ids] * NUM_SEATS + self.seat[ids]  # one key per (game, seat): seats <= 5
         last = np.append(trajectory[1:] != trajectory[:-1], True)  # each trajectory's last decision
         values = self.value[ids]
         following = np.where(last, 0.0, np.append(values[1:], 0.0))  # no value after the last decision
@@ -108,10 +116,10 @@ class Trajectories:
         rows = np.flatnonzero(self.in_use)
         saved = {name: getattr(self, name)[rows] for name in self.FIELDS if name != "in_use"}
         obs = saved["obs"]
-        if obs[:, VIEW_BITS].max(initial=0) > 1:
-            raise RuntimeError("an observation entry that SPEC.high says is 0 or 1 holds more: "
+        if obs[:, self.view_bits].max(initial=0) > 1:
+            raise RuntimeError("an observation entry that the spec's high says is 0 or 1 holds more: "
                                "it cannot be saved as a bit")
-        saved["obs"] = {"bits": np.packbits(obs[:, VIEW_BITS], axis=1), "counts": obs[:, VIEW_COUNTS]}
+        saved["obs"] = {"bits": np.packbits(obs[:, self.view_bits], axis=1), "counts": obs[:, self.view_counts]}
         saved["mask"] = np.packbits(saved["mask"], axis=1)
         return saved | {"rows": rows, "next": self.next, "clock": self.clock}
 
@@ -123,9 +131,9 @@ class Trajectories:
             raise ValueError(f"the checkpoint's trajectory storage lacks {missing}: it was written by an "
                              "older train.py, whose runs cannot be resumed by this one")
         rows = saved["rows"]
-        obs = np.empty((len(rows), SPEC.size), dtype=np.uint8)
-        obs[:, VIEW_BITS] = np.unpackbits(saved["obs"]["bits"], axis=1, count=len(VIEW_BITS))
-        obs[:, VIEW_COUNTS] = saved["obs"]["counts"]
+        obs = np.empty((len(rows), self.spec.size), dtype=np.uint8)
+        obs[:, self.view_bits] = np.unpackbits(saved["obs"]["bits"], axis=1, count=len(self.view_bits))
+        obs[:, self.view_counts] = saved["obs"]["counts"]
         self.in_use[:] = self.open[:] = self.ready[:] = False
         self.in_use[rows] = True
         self.obs[rows] = obs
