@@ -66,8 +66,11 @@ two-seat pairs are named by their side holding seat 0 ({0, 1}, {0, 2}, {0, 3}: e
 seatings once). The slice k = 2 is then its own mirror: a pair's term is the sum of its two
 tables' edges (A's side less B's at the first, A's at the other two less B's side at the second),
 halved, so that evaluating B against A, which plays the same two tables the other way round, sums
-the same two numbers negated; the headline weighs (4 (e1 + e3) + 6 e2) / 14. The algebra above
-holds with 4 for 5 (edge_1 = 4/3 edge_a, edge_2 = 2 seat_gain_2). The subset of 20 is a five-seat
+the same two numbers negated; the headline weighs (4 (e1 + e3) + 6 e2) / 14. Both sides of a k = 2
+table have two seats, so its ``seat_gain`` takes both: A's sides' gain over the all-B game (at both
+tables of a pair: every two-seat side once, each seat three times, so the baseline adds up to 0)
+less B's over the all-A game, halved. The algebra above holds with 4 for 5 (edge_1 = 4/3 edge_a,
+edge_2 = 2 seat_gain_2, edge_3 = -4/3 edge_b). The subset of 20 is a five-seat
 design (a 5-cycle's sides): at four seats every evaluation plays all 14 (``check_tables``).
 """
 
@@ -215,9 +218,9 @@ def _side_means(payoffs: np.ndarray, on_side: np.ndarray) -> tuple[np.ndarray, n
 
 
 def _mixed_slices(first: np.ndarray, second: np.ndarray, seats: int) -> dict[int, np.ndarray]:
-    """The ``(deals, pairs)`` terms of the mixed pairs' slices, from a figure of A's at each pair's first
-    table (k = 2) and at its second (k = seats - 2): one slice each, or at four seats, where both are
-    k = 2, their sum halved (the same two numbers, negated, when B is evaluated against A)."""
+    """The ``(deals, pairs)`` edges of the mixed pairs' slices, from A's edge at each pair's first table
+    (k = 2) and at its second (k = seats - 2): one slice each, or at four seats, where both are k = 2,
+    their sum halved (the same two numbers, negated, when B is evaluated against A)."""
     if seats - PAIR_SIDE != PAIR_SIDE:
         return {PAIR_SIDE: first, seats - PAIR_SIDE: second}
     return {PAIR_SIDE: (first + second) / 2}
@@ -248,13 +251,15 @@ def measure(alone_a: np.ndarray, alone_b: np.ndarray, all_a: np.ndarray, all_b: 
 
     per_deal_lone = lone_gain.mean(axis=2)  # as duplicate.evaluate_pair averages it, so edge_a's very bits
     all_b, all_a = all_b[:, None].astype(np.float64), all_a[:, None].astype(np.float64)
-    gain_first = np.ascontiguousarray(_side_means(mixed[:, :, 0] - all_b, on_side)[0])
-    gain_second = np.ascontiguousarray(_side_means(mixed[:, :, 1] - all_a, on_side)[0])
+    a_side = _side_means(mixed[:, :, 0] - all_b, on_side)[0]  # A's gains at table 0 (A on the side)
+    b_side = _side_means(mixed[:, :, 1] - all_a, on_side)[0]  # B's at table 1 (B on the side)
     if seats - PAIR_SIDE != PAIR_SIDE:  # minus after the mean, as it always was: the same bits
-        mixed_gain = {PAIR_SIDE: gain_first.mean(axis=1), seats - PAIR_SIDE: -gain_second.mean(axis=1)}
-    else:
-        mixed_gain = {k: np.ascontiguousarray(v).mean(axis=1)
-                      for k, v in _mixed_slices(gain_first, -gain_second, seats).items()}
+        mixed_gain = {PAIR_SIDE: np.ascontiguousarray(a_side).mean(axis=1),
+                      seats - PAIR_SIDE: -np.ascontiguousarray(b_side).mean(axis=1)}
+    else:  # both sides of two seats: A's gains over all-B at both tables, less B's over all-A
+        a_other = _side_means(mixed[:, :, 1] - all_b, on_side)[1]  # A off the side at table 1
+        b_other = _side_means(mixed[:, :, 0] - all_a, on_side)[1]  # B off the side at table 0
+        mixed_gain = {PAIR_SIDE: np.ascontiguousarray(((a_side + a_other) - (b_side + b_other)) / 4).mean(axis=1)}
     per_deal_gain = {1: per_deal_lone[:, 0], last: -per_deal_lone[:, 1], **mixed_gain}
 
     weight = {k: comb(seats, k) for k in copies(seats)}  # each slice by its share of the seatings
