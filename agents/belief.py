@@ -31,7 +31,7 @@ from briscola_env.batched_env import called_trick
 from briscola_env.cards import NUM_SEATS
 from briscola_env.engine import WITHOUT_SOLO, Phase, seat_roles
 from briscola_env.files import replace_atomically
-from briscola_env.observation import PRIVILEGED_SPEC, SPEC
+from briscola_env.observation import PRIVILEGED_SPEC, SPEC, observation_spec
 
 from .base import Agent
 from .play import play_games
@@ -85,6 +85,9 @@ def collect_views(agents: Sequence[Agent], seat_agents: np.ndarray, deal_seeds: 
                   rules: Optional[RulesConfig] = None) -> Views:
     """Play the games (``agents[seat_agents[g, s]]`` at seat ``s``) and keep the view of every
     decision in card play: each player's once per trick."""
+    if rules is not None and observation_spec(rules).size != SPEC.size:
+        raise ValueError("the partner-belief model reads the standard table's view (five seats, 8 cards, no monte); "
+                         "it cannot learn under monte or four players yet")
     kept = []
 
     def observe(env: BatchedEnv, out) -> None:

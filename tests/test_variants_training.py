@@ -208,3 +208,18 @@ def test_the_trajectory_storage_keeps_monte_views_whole():
                 np.full(6, -1), np.full(6, -1))
     restored.load_state_dict(storage.state_dict())
     assert np.array_equal(restored.obs[:6], views) and np.array_equal(restored.mask[:6], masks)
+
+
+@pytest.mark.parametrize("rules_name", ["monte", "four_players"])
+def test_the_belief_model_refuses_a_table_whose_view_it_cannot_read(tmp_path, capsys, rules_name):
+    with pytest.raises(SystemExit):
+        main(["belief", "heuristic", "--games", "20", "--rules", rules_name, "--out", str(tmp_path / "b.pt")])
+    assert "cannot learn under monte or four players" in capsys.readouterr().err and not (tmp_path / "b.pt").exists()
+
+
+def test_sweeps_and_exploits_run_under_a_variant(tmp_path):
+    tiny = str(ROOT / "configs" / "tiny.yaml")
+    small = ["rules=monte", "total_decisions=2048", "eval_every=8", "torch_threads=1", f"run_dir={tmp_path}"]
+    train.main(["--config", tiny, "--seeds", "1,2", "--eval-deals", "2", *small])
+    train.main(["--config", tiny, "--exploit", "random", "--decisions", "2048", "--eval-deals", "2", *small])
+    assert (tmp_path / "tiny-sweep.json").is_file() and (tmp_path / "exploit-random-1" / "exploit.json").is_file()

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from briscola_env import preset
 from evaluation.parallel import check_workers
 from evaluation.sweep import MIN_SEEDS
 from evaluation.table_edge import check_tables
@@ -114,9 +115,9 @@ def exploit_command(parser: argparse.ArgumentParser, args: argparse.Namespace, s
     """An exploitability audit of the agent ``spec`` from parsed options (:func:`add_exploit_options`,
     :func:`add_eval_deals_option`, :func:`add_overrides`): checked, then run."""
     try:
-        check_tables(args.tables)
         config = exploit_config(load_config(config_path, args.overrides), spec, args.decisions or EXPLOIT_DECISIONS,
                                 args.overrides)
+        check_tables(args.tables, preset(config.rules).table_shape.seats)  # before any training
     except ValueError as error:
         parser.error(str(error))
     run_or_exit(parser, lambda: exploit(config, args.eval_deals or config.final_eval_deals, args.tables))

@@ -250,7 +250,7 @@ def check_config(config: Config) -> None:
                          f"got {config.hidden_sizes!r}")
     if config.init_from:
         try:
-            start = load_network(config.init_from)
+            start = load_network(config.init_from, preset(config.rules))
         except (OSError, ValueError) as error:
             raise ValueError(f"config key 'init_from' must be a policy or training checkpoint: {error}") from None
         if start.hidden != list(config.hidden_sizes):

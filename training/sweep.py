@@ -100,7 +100,7 @@ def seed_score(checkpoint: Path, opponent: str, rules, deals: int,
     """The score a sweep aggregates: :data:`SWEEP_METRIC` of the network in ``checkpoint`` against
     ``opponent`` (a key of :data:`SWEEP_OPPONENTS`) on the sweep's ``deals`` held-out deals, and its
     interval over deals. The one place that says what a seed scores."""
-    result = evaluate_table(PPOAgent(checkpoint, seed=1), SWEEP_OPPONENTS[opponent](rules), deals,
+    result = evaluate_table(PPOAgent(checkpoint, seed=1, rules=rules), SWEEP_OPPONENTS[opponent](rules), deals,
                             seed=SWEEP_EVAL_SEED, rules=rules, names=(f"ppo:{checkpoint}", opponent), progress=progress)
     return result.table_edge, result.table_edge_ci
 
@@ -121,8 +121,8 @@ def trained_and_scored(piece: tuple[SeedRun, int]) -> dict[str, tuple[float, tup
     if run.config.torch_threads:
         torch.set_num_threads(run.config.torch_threads)
     rules = preset(run.config.rules)
-    with tqdm(total=len(SWEEP_OPPONENTS) * deals * games_per_deal(), desc=f"seed {run.config.seed}: evaluating",
-              unit="game", file=sys.stderr) as bar:
+    games = len(SWEEP_OPPONENTS) * deals * games_per_deal(None, rules.table_shape.seats)
+    with tqdm(total=games, desc=f"seed {run.config.seed}: evaluating", unit="game", file=sys.stderr) as bar:
         return {f"vs {opponent}": seed_score(run.folder / "checkpoint.pt", opponent, rules, deals, progress_from(bar))
                 for opponent in SWEEP_OPPONENTS}
 
