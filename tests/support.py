@@ -7,8 +7,8 @@ from dataclasses import fields
 
 import numpy as np
 
-from briscola_env import engine
-from briscola_env.actions import NUM_ACTIONS, PASS, text_to_action
+from briscola_env import BatchedEnv, engine
+from briscola_env.actions import NUM_ACTIONS, PASS, PLAY_OFFSET, text_to_action
 from briscola_env.cards import CARDS_PER_HAND, NUM_CARDS, NUM_SEATS, NUM_TRICKS, card_str, parse_cards
 from briscola_env.reference import ReferenceGame
 from briscola_env.rules import PRESETS, RulesConfig, preset
@@ -176,3 +176,24 @@ class Table:
         assert np.array_equal(self.state.legal_action_mask[0], ref_mask(self.game))
         assert self.state.current_player[0] == self.game.current_player
         assert np.allclose(self.state.rewards[0], self.game.payoffs)
+
+
+def random_positions(rules, games=64, steps=60, seed=0):
+    """Observations of the seat to act (and the engine state) along random games, every step."""
+    env = BatchedEnv(games, rules, seed=seed)
+    out, rng = env.reset(), np.random.default_rng(seed)
+    for _ in range(steps):
+        yield out.obs, env.state
+        out = env.step(engine.random_actions(env.state, rng))
+
+
+def play_out(table: "Table", caller_cards: str = "") -> "Table":
+    """Play a :class:`Table` to the end: seat 0 his ``caller_cards`` in order (while he has them),
+    everyone else his lowest legal card."""
+    own = cards(caller_cards)
+    while not table.state.terminated[0]:
+        if table.state.current_player[0] == 0 and own:
+            table.act(f"play {card_str(own.pop(0))}")
+        else:
+            table.act(f"play {card_str(table.legal[0] - PLAY_OFFSET)}")
+    return table

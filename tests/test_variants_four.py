@@ -6,12 +6,11 @@ import numpy as np
 import pytest
 
 from briscola_env import engine, raw_env
-from briscola_env.actions import PLAY_OFFSET
-from briscola_env.cards import NUM_CARDS, card_str
+from briscola_env.cards import NUM_CARDS
 from briscola_env.engine import Phase
 from briscola_env.observation import encode, observation_spec
 from briscola_env.rules import PayoffTable, RulesConfig, preset
-from support import Table, cards
+from support import Table, cards, play_out
 
 FOUR = preset("four_players")
 SEATS = 4
@@ -30,17 +29,6 @@ def four_hands(dealt: dict) -> list[list[int]]:
 
 # Seat 0 holds nine Coppe and the Asso di Denari; the 2 di Coppe, which he calls, is seat 2's.
 STRONG = {0: "Ac 3c Rc Cc Fc 7c 6c 5c 4c Ad", 2: "2c"}
-
-
-def play_out(table: Table, caller_cards: str = "") -> Table:
-    """Play to the end: seat 0 his ``caller_cards`` in order, everyone else his lowest legal card."""
-    own = cards(caller_cards)
-    while not table.state.terminated[0]:
-        if table.state.current_player[0] == 0 and own:
-            table.act(f"play {card_str(own.pop(0))}")
-        else:
-            table.act(f"play {card_str(table.legal[0] - PLAY_OFFSET)}")
-    return table
 
 
 def strong_hand(rules=FOUR) -> Table:

@@ -11,7 +11,7 @@ from briscola_env.cards import NUM_CARDS, card_str
 from briscola_env.engine import Phase
 from briscola_env.observation import encode, observation_spec
 from briscola_env.rules import RulesConfig, preset
-from support import Table, cards
+from support import Table, cards, play_out
 
 MONTE = preset("monte")
 SPEC = observation_spec(MONTE)
@@ -44,18 +44,6 @@ def won_auction(rules=MONTE, dealt=None, monte=MONTE_CARDS, bid="bid A") -> Tabl
 
 def discard(table: Table, texts: str) -> Table:
     return table.act(*(f"play {card_str(c)}" for c in cards(texts)))
-
-
-def play_out(table: Table, caller_cards: str = "") -> Table:
-    """Play to the end: seat 0 his ``caller_cards`` in order (while he has them), everyone else his
-    lowest legal card."""
-    own = cards(caller_cards)
-    while not table.state.terminated[0]:
-        if table.state.current_player[0] == 0 and own:
-            table.act(f"play {card_str(own.pop(0))}")
-        else:
-            table.act(f"play {card_str(table.legal[0] - PLAY_OFFSET)}")
-    return table
 
 
 def test_the_caller_takes_the_monte_and_discards_five():

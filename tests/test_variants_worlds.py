@@ -5,12 +5,14 @@ and which of his twelve cards were the monte, for everyone else)."""
 import numpy as np
 import pytest
 
-from briscola_env import BatchedEnv, RulesConfig, engine, preset
+from briscola_env import RulesConfig, preset
 from briscola_env import worlds as W
 from briscola_env.cards import NUM_CARDS
 from briscola_env.engine import Phase
 from briscola_env.engine.state import not_played
 from briscola_env.observation import encode
+
+from support import random_positions
 
 VARIANT_RULES = {
     "al_buio": preset("al_buio"),
@@ -25,21 +27,12 @@ VARIANT_RULES = {
 }
 
 
-def random_positions(rules, games=48, steps=60, seed=0):
-    """Observations of the seat to act along random games, every step."""
-    env = BatchedEnv(games, rules, seed=seed)
-    out, rng = env.reset(), np.random.default_rng(seed)
-    for _ in range(steps):
-        yield out.obs, env.state
-        out = env.step(engine.random_actions(env.state, rng))
-
-
 @pytest.mark.parametrize("name", list(VARIANT_RULES))
 def test_every_sampled_world_replays_legally_to_the_same_view(name):
     rules = VARIANT_RULES[name]
     rng = np.random.default_rng(1)
     phases, positions = set(), 0
-    for obs, state in random_positions(rules):
+    for obs, state in random_positions(rules, games=48):
         me = np.zeros(len(obs), dtype=np.int64)
         public = W.decode(obs, rules)
         worlds = W.sample_worlds(public, 3, rng)

@@ -20,6 +20,8 @@ from briscola_env.cards import NUM_CARDS, NUM_SEATS
 from briscola_env.observation import SPEC, encode
 from evaluation import evaluate_pair
 
+from support import random_positions
+
 CONSTRAINING_RULES = {
     "standard": preset("standard"),
     "follow_suit": RulesConfig(follow_suit=True),
@@ -29,15 +31,6 @@ CONSTRAINING_RULES = {
     "points_only": preset("points_only"),
     "seven_caller_leads": RulesConfig(ten_card="seven", first_leader="caller"),
 }
-
-
-def random_positions(rules, games=64, steps=60, seed=0):
-    """Observations of the seat to act along random games, every step."""
-    env = BatchedEnv(games, rules, seed=seed)
-    out, rng = env.reset(), np.random.default_rng(seed)
-    for _ in range(steps):
-        yield out.obs, env.state
-        out = env.step(engine.random_actions(env.state, rng))
 
 
 @pytest.mark.parametrize("name", list(CONSTRAINING_RULES))
