@@ -20,10 +20,19 @@ Candidates are all legal calls and cards; in the auction, the pass and the
 later in the auction, and 60 point bids times the worlds would be costly).
 A decision with a single legal action is taken without search.
 
+The worlds count equally (``weights=uniform``), or by how likely each makes the other players'
+past actions (``weights=policy``: policy-based inference, as in Skat): every world's history is
+replayed, and each action another player chose (among two or more legal ones) scores the rollout
+policy's probability of it from that player's view in that world; a world's weight is the product
+of those probabilities, raised to ``weight_power`` (1 is Bayes' rule with the rollout policy as the
+model of the players; below 1 trusts it less, 0 is uniform). The rollout policy must then give
+log-probabilities (``log_probabilities(obs, mask)``, as a ppo agent does):
+``pimc:worlds=32,rollout=ppo:checkpoints/strong.pt,weights=policy``.
+
 ``belief`` is the hook for a belief model (issue 7): a callable taking the
 observations ``(n, spec.size)`` and the sampled deals ``(n, worlds, 40)``
 (each card's seat, relative to the observer) and returning ``(n, worlds)``
-non-negative weights for the worlds; by default they count equally.
+non-negative weights for the worlds, which multiply those above.
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ from briscola_env.cards import NUM_CARDS
 from briscola_env.engine import Phase
 from briscola_env.observation import encode, encode_state_of_play, observation_spec
 from briscola_env.rules import RulesConfig
-from briscola_env.worlds import decode, replay, sample_worlds, world_states
+from briscola_env.worlds import PublicView, decode, replay, sample_worlds, world_states
 
 from .base import Agent, check_number
 from .heuristic import HeuristicAgent
@@ -47,6 +56,7 @@ from .spec import build_agent
 
 # The agents a rollout spec may name, besides ppo:<checkpoint> and package.module:Class: all but pimc.
 ROLLOUT_AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent}
+WEIGHTS = ("uniform", "policy")  # how the sampled worlds count (the module docstring)
 
 
 class PIMCAgent(Agent):
@@ -56,10 +66,15 @@ class PIMCAgent(Agent):
 
     def __init__(self, rules: Optional[RulesConfig] = None, worlds: int = 32,
                  rollout: Union[str, Agent] = "heuristic", bids: int = 3, max_games: int = 4096,
-                 belief: Optional[Callable] = None, seed: Optional[int] = None):
+                 belief: Optional[Callable] = None, weights: str = "uniform", weight_power: float = 1.0,
+                 seed: Optional[int] = None):
         self.worlds, self.bids, self.max_games = (check_number("pimc", name, value, integer=True, least=1)
                                                   for name, value in (("worlds", worlds), ("bids", bids),
                                                                       ("max_games", max_games)))
+        self.weight_power = check_number("pimc", "weight_power", weight_power, least=0)
+        if weights not in WEIGHTS:
+            raise ValueError(f"pimc: weights must be one of {', '.join(WEIGHTS)}; got {weights!r}")
+        self.weights = weights
         self.rules = rules or RulesConfig()
         self.belief = belief
         if isinstance(rollout, str):
@@ -68,6 +83,9 @@ class PIMCAgent(Agent):
             rollout = build_agent(rollout, ROLLOUT_AGENTS, rules=self.rules)
         if not isinstance(rollout, Agent):
             raise ValueError(f"pimc: rollout must be an agent spec or an Agent; got {rollout!r}")
+        if weights == "policy" and not callable(getattr(rollout, "log_probabilities", None)):
+            raise ValueError(f"pimc: weights=policy needs a rollout policy that gives log-probabilities "
+                             f"(a ppo:<checkpoint> agent); {rollout!r} does not")
         self.rollout = rollout
         super().__init__(seed)
 
@@ -76,7 +94,8 @@ class PIMCAgent(Agent):
         self.rollout.reset(int(self.rng.integers(2**32)))
 
     def __repr__(self) -> str:
-        return f"PIMCAgent(worlds={self.worlds}, rollout={self.rollout!r}, bids={self.bids})"
+        weights = "" if self.weights == "uniform" else f", weights={self.weights}, weight_power={self.weight_power}"
+        return f"PIMCAgent(worlds={self.worlds}, rollout={self.rollout!r}, bids={self.bids}{weights})"
 
     # --- deciding ----------------------------------------------------------------------
 
@@ -106,10 +125,15 @@ class PIMCAgent(Agent):
         public = decode(obs, self.rules)
         sampled = sample_worlds(public, self.worlds, self.rng)
         deals, discards = sampled.deals, sampled.discards  # (n, K, 40) each
-        weights = np.ones(deals.shape[:2]) if self.belief is None else np.asarray(self.belief(obs, deals), float)
-        if weights.shape != deals.shape[:2] or (weights < 0).any() or not (weights.sum(axis=1) > 0).all():
-            raise ValueError(f"pimc: belief must return ({len(obs)}, {self.worlds}) non-negative weights, "
-                             "not all zero in a row")
+        weights = self.policy_weights(public, deals, discards) if self.weights == "policy" else np.ones(deals.shape[:2])
+        if self.belief is not None:
+            belief = np.asarray(self.belief(obs, deals), float)
+            if belief.shape != deals.shape[:2] or (belief < 0).any() or not (belief.sum(axis=1) > 0).all():
+                raise ValueError(f"pimc: belief must return ({len(obs)}, {self.worlds}) non-negative weights, "
+                                 "not all zero in a row")
+            weights = weights * belief
+            empty = ~(weights.sum(axis=1) > 0)  # the policy left no weight on the worlds the belief allows
+            weights[empty] = belief[empty]
         weights = weights / weights.sum(axis=1, keepdims=True)
         state = replay(public, deals[:, 0], discards[:, 0])  # the public history is the same in every world
         position, action = np.nonzero(candidates)
@@ -123,6 +147,27 @@ class PIMCAgent(Agent):
             payoff = self.play_out(games)[:, 0].reshape(len(pos), self.worlds)  # seat 0: the observer
             values[pos, act] = (payoff * weights[pos]).sum(axis=1)
         return values
+
+    def policy_weights(self, public: PublicView, deals: np.ndarray, discards: np.ndarray) -> np.ndarray:
+        """``(n, K)`` positive weights of the worlds ``deals`` ``(n, K, 40)``: the rollout policy's
+        likelihood of the other players' past choices in each, to the power ``weight_power``, scaled
+        so that each row's likeliest world weighs 1 (see the module docstring)."""
+        n, worlds = deals.shape[:2]
+        log_likelihood = np.zeros(n * worlds)
+
+        def score(state: engine.State, actions: np.ndarray, active: np.ndarray) -> None:
+            seat = state.current_player.astype(np.int64)
+            chose = np.flatnonzero(active & (seat > 0) & (state.legal_action_mask.sum(axis=1) > 1))
+            if chose.size:
+                choosers = state if chose.size == len(seat) else state.take(chose)
+                log_probs = self.rollout.log_probabilities(encode(choosers, seat[chose]),
+                                                           choosers.legal_action_mask)
+                log_likelihood[chose] += log_probs[np.arange(chose.size), actions[chose]]
+
+        replay(public.take(np.repeat(np.arange(n), worlds)), deals.reshape(-1, NUM_CARDS),
+               discards.reshape(-1, NUM_CARDS), observe=score)
+        log_likelihood = self.weight_power * log_likelihood.reshape(n, worlds)
+        return np.exp(log_likelihood - log_likelihood.max(axis=1, keepdims=True))
 
     def play_out(self, state: engine.State) -> np.ndarray:
         """Play every game of ``state`` to its end with the rollout policy; ``(B, seats)`` payoffs."""

@@ -135,10 +135,31 @@ class PolicyValueNet(nn.Module):
         logits, value, _ = self.heads(obs, mask)
         return logits, value
 
+    def sparse_first_layer(self, obs: torch.Tensor) -> torch.Tensor:
+        """The first layer's pre-activations for uint8 views, from their non-zero entries alone.
+
+        A view is about 3% non-zero (55 of 1635 entries), so summing the weight rows of those entries
+        (``embedding_bag``, scaled by the entries' values) does the dense product's work 2 to 3 times
+        faster on CPU; the sums are the same up to float rounding. Used without gradients only (acting,
+        rollouts, evaluation): the update keeps the dense product, whose gradients it was measured with."""
+        first = self.trunk[0]
+        rows, columns = obs.nonzero(as_tuple=True)
+        weights = obs[rows, columns].to(first.weight.dtype) * self.scale[columns]
+        offsets = torch.searchsorted(rows, torch.arange(len(obs), device=obs.device))
+        # The rows of the transposed weight, made contiguous: 0.6 ms, where gathering from the strided
+        # transpose takes ten times the dense product.
+        return nn.functional.embedding_bag(columns, first.weight.t().contiguous(), offsets, mode="sum",
+                                           per_sample_weights=weights) + first.bias
+
     def heads(self, obs: torch.Tensor, mask: torch.Tensor):
         """``(masked logits, value, belief logits (n, seats) or None)``: every head on one trunk pass.
         ``obs``: uint8 views, or views already scaled by :meth:`scaled` (floats)."""
-        features = self.trunk(obs if obs.is_floating_point() else self.scaled(obs))
+        if obs.is_floating_point():
+            features = self.trunk(obs)
+        elif torch.is_grad_enabled() or obs.device.type != "cpu" or not len(obs):
+            features = self.trunk(self.scaled(obs))
+        else:
+            features = self.trunk[1:](self.sparse_first_layer(obs))
         # Adding the penalty is exact (a logit plus -1e9 rounds to -1e9) and many times cheaper on CPU
         # than masked_fill, forward and backward.
         logits = self.policy(features) + (~mask).to(features.dtype) * ILLEGAL_LOGIT
@@ -352,6 +373,13 @@ class PPOAgent(Agent):
         self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**63)))
 
     @torch.no_grad()
+    def log_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(n, 151)`` the policy's log-probabilities of each action (about -1e9 for the illegal ones):
+        a model of how players act, for search's policy-based inference (``pimc:weights=policy``)."""
+        logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(mask))
+        return torch.log_softmax(logits, dim=1).numpy()
+
+    @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(mask))
         broken = (~logits.isfinite().all(dim=1)).sum().item()
@@ -360,5 +388,4 @@ class PPOAgent(Agent):
                              f"{len(logits)} views: its weights overflow float32; use another checkpoint")
         if self.greedy:
             return logits.argmax(dim=1).numpy()
-        probs = torch.softmax(logits, dim=1)
-        return torch.multinomial(probs, 1, generator=self.generator).squeeze(1).numpy()
+        return sample_actions(torch.log_softmax(logits, dim=1), self.generator).numpy()

@@ -43,8 +43,8 @@ puts each world's hands in it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, fields, replace
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -87,6 +87,10 @@ class PublicView:
     @property
     def seats(self) -> int:
         return self.bids.shape[1]
+
+    def take(self, index) -> "PublicView":
+        """The rows ``index`` (an index array: rows may repeat, as for one row per world)."""
+        return replace(self, **{f.name: getattr(self, f.name)[index] for f in fields(self) if f.name != "rules"})
 
     @property
     def taken(self) -> np.ndarray:
@@ -342,9 +346,12 @@ def hand_bits(deal: np.ndarray, exclude: np.ndarray | None = None, seats: int = 
     return (held * CARD_BIT).sum(axis=-1, dtype=np.uint64)
 
 
-def replay(public: PublicView, deals: np.ndarray, discards: Optional[np.ndarray] = None) -> State:
+def replay(public: PublicView, deals: np.ndarray, discards: Optional[np.ndarray] = None,
+           observe: Optional[Callable[[State, np.ndarray, np.ndarray], None]] = None) -> State:
     """Engine states at the observers' decisions: the public history played on ``deals`` ``(n, 40)`` (with
-    a monte, and the caller's ``discards`` ``(n, 40)`` bool of the worlds)."""
+    a monte, and the caller's ``discards`` ``(n, 40)`` bool of the worlds). ``observe(state, actions,
+    active)``, if given, sees each step before it is taken: the state, the ``(n,)`` actions of the history
+    and which rows take one (as policy-based inference does, scoring each world's past actions)."""
     n = len(deals)
     rows = np.arange(n)
     state = engine.init_from_deals(deals, public.dealer, public.rules)
@@ -370,6 +377,8 @@ def replay(public: PublicView, deals: np.ndarray, discards: Optional[np.ndarray]
             left = to_discard & ~state.hidden.discards
             lowest = np.bitwise_count((left & (~left + np.uint64(1))) - np.uint64(1)).astype(np.int64)
             actions = np.where(state.phase == Phase.DISCARD, PLAY_OFFSET + lowest, actions)
+        if observe is not None:
+            observe(state, actions, active)
         engine.step_inplace(state, actions, active)
         done += active
     return state

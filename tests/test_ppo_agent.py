@@ -133,3 +133,20 @@ def test_export_keeps_the_network_alone(tmp_path, capsys):
     full, small = load_checkpoint(tmp_path / "tiny-1" / "checkpoint.pt"), load_checkpoint(tmp_path / "policy.pt")
     assert "trainer" in full and "trainer" not in small and small["config"]["exp_name"] == "tiny"
     assert all(torch.equal(full["model"][k], small["model"][k]) for k in full["model"])
+
+
+def test_acting_reads_the_views_non_zero_entries_as_the_dense_product_does():
+    torch.manual_seed(0)
+    net = PolicyValueNet((64, 32))
+    obs, mask = batch(256)
+    with torch.no_grad():  # acting: the sparse first layer
+        sparse = net.heads(obs, mask)
+        assert torch.allclose(net.sparse_first_layer(obs), net.trunk[0](net.scaled(obs)), atol=1e-5)
+    dense = net.heads(net.scaled(obs), mask)  # floats, and gradients: the dense product
+    for fast, slow in zip(sparse[:2], dense[:2]):
+        assert torch.allclose(fast, slow, atol=1e-5)
+    dense[1].sum().backward()
+    assert net.trunk[0].weight.grad is not None and net.trunk[0].weight.grad.abs().sum() > 0
+    with torch.no_grad():  # a view of zeros alone has no entries to sum: the first layer's bias
+        empty = torch.zeros_like(obs[:3])
+        assert torch.allclose(net.sparse_first_layer(empty), net.trunk[0].bias.expand(3, -1))

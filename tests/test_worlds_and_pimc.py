@@ -180,3 +180,81 @@ def _two_card_position():
     obs, state = next(itertools.islice(random_positions(preset("standard"), games=8, steps=40), 30, None))
     row = int(np.flatnonzero(state.legal_action_mask.sum(axis=1) > 1)[0])
     return obs[row:row + 1], state.legal_action_mask[row:row + 1]
+
+
+# --- policy-based inference (pimc weights=policy) -------------------------------------------------------
+
+
+def _recorded_games(rules, games=24, steps=30, seed=3):
+    """Random games with every action kept: (the state at each step, the actions so far per game)."""
+    env = BatchedEnv(games, rules, seed=seed, auto_reset=False)
+    env.reset()
+    rng, history, dealers = np.random.default_rng(seed), [], env.state.dealer.astype(np.int64).copy()
+    dealt = env.state.hidden.hand_bits.copy()
+    for _ in range(steps):
+        yield env.state, history, dealt, dealers
+        actions = engine.random_actions(env.state, rng)
+        history = history + [actions]
+        env.step(actions)
+
+
+def test_policy_weights_score_each_world_as_an_independent_replay_of_the_history():
+    import torch
+
+    from agents.ppo import PolicyValueNet, PPOAgent
+
+    torch.manual_seed(0)
+    rules = RulesConfig()
+    policy = PPOAgent.from_network(PolicyValueNet((32,)), seed=0)
+    agent = PIMCAgent(rules, worlds=3, rollout=policy, weights="policy", weight_power=1.0, seed=0)
+    views, positions = [], []  # positions at every step in one batch: the histories' lengths differ
+    for state, history, _, dealers in _recorded_games(rules):
+        live = np.flatnonzero(~state.terminated)[:6]
+        if history and live.size:
+            seat = state.current_player[live].astype(np.int64)
+            views.append(encode(state.take(live), seat))
+            positions += [(int(game), int(me), history, dealers) for game, me in zip(live, seat)]
+    public = W.decode(np.concatenate(views), rules)
+    sampled = W.sample_worlds(public, 3, np.random.default_rng(0))
+    weights = agent.policy_weights(public, sampled.deals, sampled.discards)
+    for row, (game, me, history, dealers) in enumerate(positions):
+        expected = []
+        for k in range(3):  # the world's deal in the table's own seats, then the recorded actions on it
+            deal = np.where(sampled.deals[row, k] < NUM_SEATS, (sampled.deals[row, k] + me) % NUM_SEATS, -1)
+            world = engine.init_from_deals(deal[None], dealers[[game]], rules)
+            total = 0.0
+            for step in history:
+                mover = int(world.current_player[0])
+                if mover != me and world.legal_action_mask[0].sum() > 1:
+                    view = encode(world, np.array([mover]))
+                    total += policy.log_probabilities(view, world.legal_action_mask)[0, step[game]]
+                engine.step_inplace(world, np.array([step[game]]))
+            expected.append(total)
+        expected = np.array(expected)
+        assert np.allclose(np.log(weights[row]), expected - expected.max(), atol=1e-4)
+    assert len(positions) >= 100 and len({len(history) for _, _, history, _ in positions}) > 10
+
+
+def test_policy_weights_at_power_zero_search_as_uniform_worlds():
+    import torch
+
+    from agents.ppo import PolicyValueNet, PPOAgent
+
+    torch.manual_seed(0)
+    rules = RulesConfig()
+    obs, mask = next(((o, s.legal_action_mask) for i, (o, s) in enumerate(random_positions(rules, 16)) if i == 20))
+    policy = PPOAgent.from_network(PolicyValueNet((16,)), seed=0)
+    values = [PIMCAgent(rules, worlds=4, rollout=policy, seed=5, **options).action_values(
+        obs, PIMCAgent(rules).candidates(obs, mask)) for options in ({}, {"weights": "policy", "weight_power": 0.0})]
+    assert np.allclose(values[0], values[1])
+    sharp = PIMCAgent(rules, worlds=4, rollout=policy, weights="policy", seed=5)
+    assert not np.allclose(values[0], sharp.action_values(obs, sharp.candidates(obs, mask)))
+
+
+def test_policy_weights_need_a_policy_with_probabilities_and_valid_options():
+    with pytest.raises(ValueError, match="weights=policy needs a rollout policy"):
+        PIMCAgent(weights="policy")
+    with pytest.raises(ValueError, match="weights must be one of uniform, policy"):
+        PIMCAgent(weights="bayes")
+    with pytest.raises(ValueError, match="weight_power"):
+        make_agent("pimc:weight_power=-1")
