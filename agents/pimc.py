@@ -24,10 +24,11 @@ The worlds count equally (``weights=uniform``), or by how likely each makes the 
 past actions (``weights=policy``: policy-based inference, as in Skat): every world's history is
 replayed, and each action another player chose (among two or more legal ones) scores the rollout
 policy's probability of it from that player's view in that world; a world's weight is the product
-of those probabilities, raised to ``weight_power`` (1 is Bayes' rule with the rollout policy as the
-model of the players; below 1 trusts it less, 0 is uniform). The rollout policy must then give
-log-probabilities (``log_probabilities(obs, mask)``, as a ppo agent does):
-``pimc:worlds=32,rollout=ppo:checkpoints/strong.pt,weights=policy``.
+of those probabilities, raised to ``weight_power`` (1 is Bayes' rule with the policy as the model of
+the players; below 1 trusts it less, 0 is uniform). The policy is ``model`` (default: the rollout
+policy), which must give log-probabilities (``log_probabilities(obs, mask)``, as a ppo agent does):
+``pimc:worlds=32,rollout=ppo:checkpoints/strong.pt,weights=policy``, or with heuristic rollouts
+``pimc:worlds=32,weights=policy,model=ppo:checkpoints/strong.pt``.
 
 ``belief`` is the hook for a belief model (issue 7): a callable taking the
 observations ``(n, spec.size)`` and the sampled deals ``(n, worlds, 40)``
@@ -67,7 +68,7 @@ class PIMCAgent(Agent):
     def __init__(self, rules: Optional[RulesConfig] = None, worlds: int = 32,
                  rollout: Union[str, Agent] = "heuristic", bids: int = 3, max_games: int = 4096,
                  belief: Optional[Callable] = None, weights: str = "uniform", weight_power: float = 1.0,
-                 seed: Optional[int] = None):
+                 model: Union[str, Agent, None] = None, seed: Optional[int] = None):
         self.worlds, self.bids, self.max_games = (check_number("pimc", name, value, integer=True, least=1)
                                                   for name, value in (("worlds", worlds), ("bids", bids),
                                                                       ("max_games", max_games)))
@@ -77,24 +78,30 @@ class PIMCAgent(Agent):
         self.weights = weights
         self.rules = rules or RulesConfig()
         self.belief = belief
-        if isinstance(rollout, str):
-            if rollout.split(":")[0] == "pimc":
-                raise ValueError("pimc: the rollout policy cannot itself be pimc")
-            rollout = build_agent(rollout, ROLLOUT_AGENTS, rules=self.rules)
-        if not isinstance(rollout, Agent):
-            raise ValueError(f"pimc: rollout must be an agent spec or an Agent; got {rollout!r}")
-        if weights == "policy" and not callable(getattr(rollout, "log_probabilities", None)):
-            raise ValueError(f"pimc: weights=policy needs a rollout policy that gives log-probabilities "
-                             f"(a ppo:<checkpoint> agent); {rollout!r} does not")
-        self.rollout = rollout
+        self.rollout = self._agent("rollout", rollout)
+        self.model = self.rollout if model is None else self._agent("model", model)
+        if weights == "policy" and not callable(getattr(self.model, "log_probabilities", None)):
+            raise ValueError(f"pimc: weights=policy needs a policy model that gives log-probabilities (a "
+                             f"ppo:<checkpoint> agent, as model= or as the rollout); {self.model!r} does not")
         super().__init__(seed)
+
+    def _agent(self, role: str, agent: Union[str, Agent]) -> Agent:
+        """The rollout policy or the policy model, from its spec (:data:`ROLLOUT_AGENTS`, ppo:PATH, ...)."""
+        if isinstance(agent, str):
+            if agent.split(":")[0] == "pimc":
+                raise ValueError(f"pimc: the {role} policy cannot itself be pimc")
+            agent = build_agent(agent, ROLLOUT_AGENTS, rules=self.rules)
+        if not isinstance(agent, Agent):
+            raise ValueError(f"pimc: {role} must be an agent spec or an Agent; got {agent!r}")
+        return agent
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
         self.rollout.reset(int(self.rng.integers(2**32)))
 
     def __repr__(self) -> str:
-        weights = "" if self.weights == "uniform" else f", weights={self.weights}, weight_power={self.weight_power}"
+        weights = "" if self.weights == "uniform" else \
+            f", weights={self.weights}, weight_power={self.weight_power}, model={self.model!r}"
         return f"PIMCAgent(worlds={self.worlds}, rollout={self.rollout!r}, bids={self.bids}{weights})"
 
     # --- deciding ----------------------------------------------------------------------
@@ -149,7 +156,7 @@ class PIMCAgent(Agent):
         return values
 
     def policy_weights(self, public: PublicView, deals: np.ndarray, discards: np.ndarray) -> np.ndarray:
-        """``(n, K)`` positive weights of the worlds ``deals`` ``(n, K, 40)``: the rollout policy's
+        """``(n, K)`` positive weights of the worlds ``deals`` ``(n, K, 40)``: the policy model's
         likelihood of the other players' past choices in each, to the power ``weight_power``, scaled
         so that each row's likeliest world weighs 1 (see the module docstring)."""
         n, worlds = deals.shape[:2]
@@ -160,8 +167,7 @@ class PIMCAgent(Agent):
             chose = np.flatnonzero(active & (seat > 0) & (state.legal_action_mask.sum(axis=1) > 1))
             if chose.size:
                 choosers = state if chose.size == len(seat) else state.take(chose)
-                log_probs = self.rollout.log_probabilities(encode(choosers, seat[chose]),
-                                                           choosers.legal_action_mask)
+                log_probs = self.model.log_probabilities(encode(choosers, seat[chose]), choosers.legal_action_mask)
                 log_likelihood[chose] += log_probs[np.arange(chose.size), actions[chose]]
 
         replay(public.take(np.repeat(np.arange(n), worlds)), deals.reshape(-1, NUM_CARDS),

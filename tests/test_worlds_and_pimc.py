@@ -251,9 +251,21 @@ def test_policy_weights_at_power_zero_search_as_uniform_worlds():
     assert not np.allclose(values[0], sharp.action_values(obs, sharp.candidates(obs, mask)))
 
 
-def test_policy_weights_need_a_policy_with_probabilities_and_valid_options():
-    with pytest.raises(ValueError, match="weights=policy needs a rollout policy"):
+def test_policy_weights_need_a_policy_with_probabilities_and_valid_options(tmp_path):
+    from agents.ppo import PolicyValueNet, save_checkpoint
+
+    save_checkpoint(tmp_path / "net.pt", PolicyValueNet((8,)))
+    searcher = make_agent(f"pimc:worlds=2,weights=policy,weight_power=0.5,model=ppo:{tmp_path / 'net.pt'}")
+    assert isinstance(searcher.rollout, HeuristicAgent) and searcher.model.name == "ppo"
+    obs, mask = next(((o, s.legal_action_mask) for i, (o, s) in enumerate(random_positions(RulesConfig(), 8))
+                      if i == 25))
+    assert mask[np.arange(len(obs)), searcher.act(obs, mask)].all()
+    with pytest.raises(ValueError, match="weights=policy needs a policy model"):
         PIMCAgent(weights="policy")
+    with pytest.raises(ValueError, match="weights=policy needs a policy model"):
+        make_agent("pimc:weights=policy,model=random")
+    with pytest.raises(ValueError, match="the model policy cannot itself be pimc"):
+        make_agent("pimc:model=pimc")
     with pytest.raises(ValueError, match="weights must be one of uniform, policy"):
         PIMCAgent(weights="bayes")
     with pytest.raises(ValueError, match="weight_power"):
