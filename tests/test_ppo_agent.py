@@ -135,18 +135,23 @@ def test_export_keeps_the_network_alone(tmp_path, capsys):
     assert all(torch.equal(full["model"][k], small["model"][k]) for k in full["model"])
 
 
-def test_acting_reads_the_views_non_zero_entries_as_the_dense_product_does():
+def test_the_network_reads_the_views_non_zero_entries_as_the_dense_product_does():
     torch.manual_seed(0)
     net = PolicyValueNet((64, 32))
     obs, mask = batch(256)
-    with torch.no_grad():  # acting: the sparse first layer
-        sparse = net.heads(obs, mask)
+    with torch.no_grad():
         assert torch.allclose(net.sparse_first_layer(obs), net.trunk[0](net.scaled(obs)), atol=1e-5)
-    dense = net.heads(net.scaled(obs), mask)  # floats, and gradients: the dense product
-    for fast, slow in zip(sparse[:2], dense[:2]):
-        assert torch.allclose(fast, slow, atol=1e-5)
-    dense[1].sum().backward()
-    assert net.trunk[0].weight.grad is not None and net.trunk[0].weight.grad.abs().sum() > 0
+    gradients = []
+    for views in (obs, net.scaled(obs)):  # uint8 views: the sparse first layer; floats: the dense product
+        net.zero_grad()
+        logits, value, _ = net.heads(views, mask)
+        (torch.log_softmax(logits, 1)[mask].sum() + value.square().sum()).backward()
+        gradients.append((logits, value, [p.grad.clone() for p in net.parameters()]))
+    (sparse_logits, sparse_value, sparse_grads), (dense_logits, dense_value, dense_grads) = gradients
+    assert torch.allclose(sparse_logits, dense_logits, atol=1e-5) and torch.allclose(sparse_value, dense_value, atol=1e-5)
+    assert net.trunk[0].weight.grad.abs().sum() > 0
+    for fast, slow in zip(sparse_grads, dense_grads):
+        assert torch.allclose(fast, slow, atol=1e-4, rtol=1e-4)
     with torch.no_grad():  # a view of zeros alone has no entries to sum: the first layer's bias
         empty = torch.zeros_like(obs[:3])
         assert torch.allclose(net.sparse_first_layer(empty), net.trunk[0].bias.expand(3, -1))

@@ -354,7 +354,9 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     """update_epochs passes over the decisions ``ids`` in shuffled minibatches, a gradient step on
     each: :func:`ppo_loss`, plus the demonstration's cross-entropy (weight ``demo_coef``) and the
     belief head's (belief_coef). Returns the last minibatch's losses and the update's statistics."""
-    obs = net.scaled(torch.from_numpy(storage.obs[ids]).to(device))  # once, not in every epoch
+    obs = torch.from_numpy(storage.obs[ids]).to(device)
+    if device.type != "cpu":  # scaled once, not in every epoch; on CPU the network reads the uint8 views sparsely
+        obs = net.scaled(obs)
     mask = torch.from_numpy(storage.mask[ids]).to(device)
     actions = torch.from_numpy(storage.action[ids]).to(device)
     old_logprob = torch.from_numpy(storage.logprob[ids]).to(device)
