@@ -2,6 +2,7 @@
 
     python -m benchmarks.pimc                       # 256 games, K=32 worlds, heuristic rollouts
     python -m benchmarks.pimc --games 64 --worlds 16 --rollout random
+    python -m benchmarks.pimc --weights policy --model ppo:checkpoints/strong.pt   # policy-based inference
 
 The positions are drawn at random from every decision of games played by
 the heuristic agent, so their phases are mixed as in play (mostly card play,
@@ -46,17 +47,21 @@ def main(argv=None) -> None:
     parser.add_argument("--games", type=int, default=256, help="games deciding at once")
     parser.add_argument("--worlds", type=int, default=32)
     parser.add_argument("--rollout", default="heuristic", help="rollout agent spec")
+    parser.add_argument("--weights", default="uniform", help="how the worlds count: uniform or policy")
+    parser.add_argument("--model", default=None, help="the policy model of --weights policy (an agent spec; "
+                                                      "default: the rollout policy)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rules", default="standard", choices=list(PRESETS))
     args = parser.parse_args(argv)
 
     rules = preset(args.rules)
-    agent = PIMCAgent(rules, worlds=args.worlds, rollout=args.rollout, seed=0)
+    agent = PIMCAgent(rules, worlds=args.worlds, rollout=args.rollout, weights=args.weights, model=args.model, seed=0)
     obs, mask, phase = decisions(rules, games=max(args.games, 256))
     rng = np.random.default_rng(0)
     print(f"# {platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()}, "
           f"NumPy {np.__version__}, rules preset {args.rules!r}")
-    print(f"pimc: {args.games} games deciding at once, {args.worlds} worlds, {args.rollout} rollouts")
+    print(f"pimc: {args.games} games deciding at once, {args.worlds} worlds, {args.rollout} rollouts, "
+          f"{args.weights} weights" + (f" by {args.model}" if args.model else ""))
     times = []
     for repeat in range(args.repeats):
         pick = rng.choice(len(obs), args.games, replace=False)
