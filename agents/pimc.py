@@ -22,8 +22,8 @@ A decision with a single legal action is taken without search.
 
 The worlds count equally (``weights=uniform``), or by how likely each makes the other players'
 past actions (``weights=policy``: policy-based inference, as in Skat): every world's history is
-replayed, and each action another player chose (among two or more legal ones) scores the rollout
-policy's probability of it from that player's view in that world; a world's weight is the product
+replayed, and each action another player chose (among two or more legal ones) scores the policy
+model's probability of it from that player's view in that world; a world's weight is the product
 of those probabilities, raised to ``weight_power`` (1 is Bayes' rule with the policy as the model of
 the players; below 1 trusts it less, 0 is uniform). The policy is ``model`` (default: the rollout
 policy), which must give log-probabilities (``log_probabilities(obs, mask)``, as a ppo agent does):
