@@ -375,16 +375,19 @@ class PPOAgent(Agent):
     def log_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(n, 151)`` the policy's log-probabilities of each action (about -1e9 for the illegal ones):
         a model of how players act, for search's policy-based inference (``pimc:weights=policy``)."""
-        logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(mask))
-        return torch.log_softmax(logits, dim=1).numpy()
+        return torch.log_softmax(self._logits(obs, mask), dim=1).numpy()
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits = self._logits(obs, mask)
+        if self.greedy:
+            return logits.argmax(dim=1).numpy()
+        return sample_actions(torch.log_softmax(logits, dim=1), self.generator).numpy()
+
+    def _logits(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
         logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(mask))
         broken = (~logits.isfinite().all(dim=1)).sum().item()
         if broken:  # loading tried the network on a real hand, but these views reach weights it did not
             raise ValueError(f"{self.source}: the policy's logits are not finite (inf or NaN) on {broken} of "
                              f"{len(logits)} views: its weights overflow float32; use another checkpoint")
-        if self.greedy:
-            return logits.argmax(dim=1).numpy()
-        return sample_actions(torch.log_softmax(logits, dim=1), self.generator).numpy()
+        return logits

@@ -251,6 +251,27 @@ def test_policy_weights_at_power_zero_search_as_uniform_worlds():
     assert not np.allclose(values[0], sharp.action_values(obs, sharp.candidates(obs, mask)))
 
 
+def test_a_belief_multiplies_the_policy_weights_and_stands_alone_where_they_leave_nothing():
+    import torch
+
+    from agents.ppo import PolicyValueNet, PPOAgent
+
+    torch.manual_seed(0)
+    rules = RulesConfig()
+    obs, mask = next(((o, s.legal_action_mask) for i, (o, s) in enumerate(random_positions(rules, 4)) if i == 20))
+    net = PolicyValueNet((16,))
+    candidates = PIMCAgent(rules).candidates(obs, mask)
+    policy_rows = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0], [0.5, 0.5, 0.5, 0.5], [1.0, 0.0, 0.0, 0.0]])
+    belief_rows = np.array([[0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])
+    # the product where it leaves some weight (rows 1 to 3); the belief alone where it leaves none (row 0)
+    combined = np.array([[0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0]])
+    searched = PIMCAgent(rules, worlds=4, rollout=PPOAgent.from_network(net), weights="policy",
+                         belief=lambda o, d: belief_rows, seed=5)
+    searched.policy_weights = lambda public, deals, discards: policy_rows
+    expected = PIMCAgent(rules, worlds=4, rollout=PPOAgent.from_network(net), belief=lambda o, d: combined, seed=5)
+    assert np.allclose(searched.action_values(obs, candidates), expected.action_values(obs, candidates))
+
+
 def test_policy_weights_need_a_policy_with_probabilities_and_valid_options(tmp_path):
     from agents.ppo import PolicyValueNet, save_checkpoint
 
