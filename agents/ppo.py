@@ -169,8 +169,11 @@ class PolicyValueNet(nn.Module):
 def sample_actions(log_probs: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """One action per row, drawn from the policy (Gumbel-max: an exact sample, several times
     cheaper than ``torch.multinomial`` on CPU). Illegal actions, far below any legal log-probability,
-    are never drawn: the Gumbel noise is at most about 17."""
-    noise = torch.rand(log_probs.shape, generator=generator).to(log_probs.device)
+    are never drawn: the Gumbel noise is at most about 17. ``torch.rand`` can return exactly 0 (once in
+    2 ** 24 draws), whose noise is -inf: it would sink a lone legal action below the illegal ones, so a
+    draw of 0 is raised to the smallest positive float (noise about -4.5)."""
+    noise = torch.rand(log_probs.shape, generator=generator).clamp_(min=torch.finfo(torch.float32).tiny)
+    noise = noise.to(log_probs.device)
     return (log_probs - torch.log(-torch.log(noise))).argmax(dim=1)
 
 

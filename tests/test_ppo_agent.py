@@ -62,6 +62,18 @@ def test_the_training_sampler_and_entropy_match_the_categorical_distribution():
         PolicyValueNet([])
 
 
+def test_the_sampler_keeps_a_lone_legal_action_when_a_uniform_draw_is_zero(monkeypatch):
+    # torch.rand returns exactly 0 once in 2 ** 24 draws; a stage-4 training run met one on a last trick
+    # (one legal card) and played 'pass', the first illegal action.
+    mask = torch.zeros(3, 40, dtype=torch.bool)
+    mask[0, 7] = mask[1, 39] = True
+    mask[2, [3, 5]] = True
+    log_probs = torch.log_softmax(torch.zeros(mask.shape).masked_fill(~mask, ILLEGAL_LOGIT), dim=1)
+    real_rand = torch.rand
+    monkeypatch.setattr(torch, "rand", lambda *shape, generator=None: real_rand(*shape, generator=generator) * 0)
+    assert sample_actions(log_probs, torch.Generator().manual_seed(0)).tolist() in ([7, 39, 3], [7, 39, 5])
+
+
 def test_checkpoint_round_trip_and_agent(tmp_path):
     net = PolicyValueNet((16, 16))
     path = tmp_path / "run" / "checkpoint.pt"
