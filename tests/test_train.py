@@ -117,10 +117,16 @@ def test_config_accepts_an_int_for_a_float_and_the_cli_rejects_bad_keys():
 
 def test_every_shipped_config_loads():
     for path in sorted((ROOT / "configs").glob("*.yaml")):
-        # a later stage of a chained recipe starts from the earlier stage's run, which a checkout lacks: the
+        # a later stage of a chained recipe starts from (or plays) an earlier run, which a checkout lacks: the
         # rest of it is checked from a shipped network of the same shape
-        chained = str(yaml.safe_load(path.read_text()).get("init_from", "")).startswith("runs/")
-        config = load_config(str(path), [f"init_from={ROOT / 'checkpoints' / 'distilled.pt'}"] if chained else [])
+        raw = yaml.safe_load(path.read_text())
+        shipped = ROOT / "checkpoints" / "distilled.pt"
+        overrides = [f"init_from={shipped}"] if str(raw.get("init_from", "")).startswith("runs/") else []
+        league = raw.get("league") or []
+        if any(spec.startswith("ppo:runs/") for spec in league):  # exploiters an earlier command trains
+            league = [f"ppo:{shipped}" if spec.startswith("ppo:runs/") else spec for spec in league]
+            overrides.append(f"league=[{', '.join(league)}]")
+        config = load_config(str(path), overrides)
         assert config.num_envs > 0, path
     with pytest.raises(ValueError, match="no checkpoint at runs/distill_heuristic-11/checkpoint.pt"):
         load_config(str(ROOT / "configs" / "distill_field.yaml"), [])  # run out of order: a clear error
