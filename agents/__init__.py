@@ -1,5 +1,6 @@
 """Agents that play Briscola Chiamata on a batch of games: random, heuristic,
-PIMC search (:mod:`.pimc`) and trained PPO networks (:mod:`.ppo`); and the
+PIMC search (:mod:`.pimc`), trained PPO networks (:mod:`.ppo`) and hybrids of two
+of them, one for the auction and one for the play (:mod:`.hybrid`); and the
 partner-belief model (:mod:`.belief`), which reads the same views.
 
 Every agent implements :class:`Agent`: ``act(obs, mask)`` takes the views of
@@ -18,13 +19,14 @@ package, because agents (from spec strings) play the other seats.
 from .adapter import AECPolicy
 from .base import Agent
 from .heuristic import HeuristicAgent
+from .hybrid import HybridAgent
 from .pimc import PIMCAgent
 from .random_agent import RandomAgent
 from .registry import AGENTS, make_agent
 from .single_seat import SingleSeatEnv, SingleSeatVectorEnv
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "PIMCAgent", "PPOAgent", "AECPolicy", "AGENTS", "make_agent",
-           "SingleSeatEnv", "SingleSeatVectorEnv"]
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "HybridAgent", "PIMCAgent", "PPOAgent", "AECPolicy", "AGENTS",
+           "make_agent", "SingleSeatEnv", "SingleSeatVectorEnv"]
 
 
 def __getattr__(name):  # PPOAgent needs torch: imported only when asked for

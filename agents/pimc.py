@@ -13,7 +13,8 @@ thousand: larger batches spill out of the caches and run slower per game).
 
 The rollout is an agent or an agent spec (:mod:`agents.spec`) naming one of :data:`ROLLOUT_AGENTS`;
 in a spec, a rollout spec with options goes in brackets:
-``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``.
+``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``. It is no search itself, nor a
+hybrid (:mod:`.hybrid`) with a search among its parts: every rollout step would search in turn.
 
 Candidates are all legal calls and cards; in the auction, the pass and the
 ``bids`` cheapest legal bids (the dearer bids follow from the cheap ones
@@ -52,12 +53,22 @@ from briscola_env.worlds import PublicView, decode, replay, sample_worlds, world
 
 from .base import Agent, check_number
 from .heuristic import HeuristicAgent
+from .hybrid import HybridAgent
 from .random_agent import RandomAgent
 from .spec import build_agent
 
-# The agents a rollout spec may name, besides ppo:<checkpoint> and package.module:Class: all but pimc.
-ROLLOUT_AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent}
+# The agents a rollout spec may name, besides ppo:<checkpoint> and package.module:Class: all but pimc
+# (and a hybrid only without a pimc part: :func:`searches`).
+ROLLOUT_AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": HeuristicAgent, "hybrid": HybridAgent}
 WEIGHTS = ("uniform", "policy")  # how the sampled worlds count (the module docstring)
+
+
+def searches(agent: Agent) -> bool:
+    """Whether ``agent`` is a PIMC search or a hybrid with one among its parts, at any depth: not a
+    rollout policy, as each of its steps would search in turn."""
+    if isinstance(agent, HybridAgent):
+        return any(searches(part) for part in agent.parts)
+    return isinstance(agent, PIMCAgent)
 
 
 class PIMCAgent(Agent):
@@ -93,6 +104,9 @@ class PIMCAgent(Agent):
             agent = build_agent(agent, ROLLOUT_AGENTS, rules=self.rules)
         if not isinstance(agent, Agent):
             raise ValueError(f"pimc: {role} must be an agent spec or an Agent; got {agent!r}")
+        if searches(agent):
+            raise ValueError(f"pimc: the {role} policy cannot itself be pimc, nor a hybrid with a pimc part; "
+                             f"got {agent!r}")
         return agent
 
     def reset(self, seed: Optional[int] = None) -> None:

@@ -94,6 +94,21 @@ def view_layers(hidden: Sequence[int], activation: type[nn.Module],
     return layers, width
 
 
+def sparse_linear(layer: nn.Linear, obs: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """``layer`` applied to uint8 views scaled by ``scale``, from their non-zero entries alone.
+
+    A view is about 3% non-zero (55 of 1635 entries), so summing the weight rows of those entries
+    (``embedding_bag``, scaled by the entries' values) does the dense product's work, forward and
+    backward, 4 to 5 times faster on CPU; the sums are the same up to float rounding."""
+    rows, columns = obs.nonzero(as_tuple=True)
+    weights = obs[rows, columns].to(layer.weight.dtype) * scale[columns]
+    offsets = torch.searchsorted(rows, torch.arange(len(obs), device=obs.device))
+    # The rows of the transposed weight, made contiguous: 0.6 ms, where gathering from the strided
+    # transpose takes ten times the dense product.
+    return nn.functional.embedding_bag(columns, layer.weight.t().contiguous(), offsets, mode="sum",
+                                       per_sample_weights=weights) + layer.bias
+
+
 class PolicyValueNet(nn.Module):
     """Masked-logit policy and value over one seat's view; one network for all seats.
 
@@ -136,19 +151,9 @@ class PolicyValueNet(nn.Module):
         return logits, value
 
     def sparse_first_layer(self, obs: torch.Tensor) -> torch.Tensor:
-        """The first layer's pre-activations for uint8 views, from their non-zero entries alone.
-
-        A view is about 3% non-zero (55 of 1635 entries), so summing the weight rows of those entries
-        (``embedding_bag``, scaled by the entries' values) does the dense product's work, forward and
-        backward, 4 to 5 times faster on CPU; the sums are the same up to float rounding."""
-        first = self.trunk[0]
-        rows, columns = obs.nonzero(as_tuple=True)
-        weights = obs[rows, columns].to(first.weight.dtype) * self.scale[columns]
-        offsets = torch.searchsorted(rows, torch.arange(len(obs), device=obs.device))
-        # The rows of the transposed weight, made contiguous: 0.6 ms, where gathering from the strided
-        # transpose takes ten times the dense product.
-        return nn.functional.embedding_bag(columns, first.weight.t().contiguous(), offsets, mode="sum",
-                                           per_sample_weights=weights) + first.bias
+        """The first layer's pre-activations for uint8 views, from their non-zero entries alone
+        (:func:`sparse_linear`)."""
+        return sparse_linear(self.trunk[0], obs, self.scale)
 
     def heads(self, obs: torch.Tensor, mask: torch.Tensor):
         """``(masked logits, value, belief logits (n, seats) or None)``: every head on one trunk pass.

@@ -1,5 +1,5 @@
-"""The agents a spec string may name (the syntax: :mod:`agents.spec`): random, heuristic and pimc,
-besides ``ppo:<checkpoint>`` and any ``package.module:Class``."""
+"""The agents a spec string may name (the syntax: :mod:`agents.spec`): random, heuristic, hybrid and
+pimc, besides ``ppo:<checkpoint>`` and any ``package.module:Class``."""
 
 from __future__ import annotations
 
@@ -17,5 +17,5 @@ AGENTS: dict[str, type[Agent]] = {**ROLLOUT_AGENTS, "pimc": PIMCAgent}
 def make_agent(spec: str, seed: Optional[int] = None, rules: Optional[RulesConfig] = None) -> Agent:
     """Build an agent from a spec string (:mod:`agents.spec`) naming one of :data:`AGENTS`, ``ppo`` or
     ``package.module:Class``; ``seed`` seeds it unless the spec sets ``seed=``, and agents that take the
-    rules (heuristic, pimc) play by ``rules`` (default: the standard ones)."""
+    rules (heuristic, hybrid, pimc) play by ``rules`` (default: the standard ones)."""
     return build_agent(spec, AGENTS, seed, rules)

@@ -3,6 +3,8 @@ separated by commas. The names are those of a table of agent classes (:data:`age
 
 - ``random``, ``random:seed=3``; ``heuristic:take_from=5``;
 - ``pimc:worlds=32,rollout=heuristic``: search, the rollout any spec but pimc;
+- ``hybrid:auction=heuristic,play=ppo:runs/x/checkpoint.pt``: one agent's bids and call, another's
+  card play and discards;
 - ``ppo:runs/x/checkpoint.pt``: a training checkpoint or an exported network, options after a
   comma: ``ppo:runs/x/checkpoint.pt,greedy=true``;
 - ``package.module:Class`` or ``package.module:Class:key=value,...``: any importable
@@ -17,7 +19,9 @@ its type, is a ValueError naming the option and listing the agent's options.
 brackets: ``pimc:worlds=32,rollout=[ppo:runs/x/checkpoint.pt,greedy=true]``. Commas inside brackets
 belong to the nested spec, and brackets nest. A nested spec without options needs none
 (``rollout=heuristic``, ``rollout=ppo:runs/x/checkpoint.pt``). Brackets are stripped only from the
-value of an option that takes an agent spec: ``take_from=[5]`` is no integer."""
+value of an option that takes an agent spec: ``take_from=[5]`` is no integer. An agent whose
+``__init__`` takes ``agents`` (a hybrid) is given the table its spec was built from, to build its
+nested specs from the same names."""
 
 from __future__ import annotations
 
@@ -180,11 +184,23 @@ def parse_options(cls: type, items: list[str]) -> dict:
     return parsed
 
 
+def _check_required(cls: type, options: dict) -> None:
+    """A ValueError naming the options ``cls`` cannot do without (no default) that a spec left out."""
+    described, _ = _options_of(cls)
+    missing = [name for name, option in described.items() if name not in options
+               and inspect.signature(cls).parameters[name].default is inspect.Parameter.empty]
+    if missing:
+        needed = ", ".join(f"{name}= ({described[name].describe()})" for name in missing)
+        raise ValueError(f"{cls.__name__} needs {'options' if len(missing) > 1 else 'option'} {needed}; "
+                         f"given: {', '.join(sorted(set(options) - {'seed', 'rules'})) or 'none'}")
+
+
 def build_agent(spec: str, agents: dict[str, type[Agent]], seed: Optional[int] = None,
                 rules: Optional[RulesConfig] = None) -> Agent:
     """Build an agent from a spec string (the module docstring) whose name is one of ``agents`` (by
-    name), ``ppo`` or ``package.module:Class``; ``seed`` seeds it unless the spec sets ``seed=``, and
-    agents that take the rules play by ``rules`` (default: the standard ones)."""
+    name), ``ppo`` or ``package.module:Class``; ``seed`` seeds it unless the spec sets ``seed=``,
+    agents that take the rules play by ``rules`` (default: the standard ones), and agents that take
+    ``agents`` (a hybrid) build their nested specs from the same table."""
     name, _, rest = spec.partition(":")
     if not (name in agents or name == "ppo" or ("." in name and rest)):
         raise ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(agents)} "
@@ -213,6 +229,9 @@ def build_agent(spec: str, agents: dict[str, type[Agent]], seed: Optional[int] =
         options.setdefault("seed", seed)
         if rules is not None and "rules" in inspect.signature(cls).parameters:
             options.setdefault("rules", rules)
+        if "agents" in inspect.signature(cls).parameters:  # it builds nested specs: from the same table
+            options.setdefault("agents", agents)
+        _check_required(cls, options)
         return cls(**options)
     except (TypeError, ValueError) as error:  # the agent's own checks included: say which spec
         raise ValueError(f"agent spec {spec!r}: {error}") from None

@@ -17,6 +17,7 @@
     briscola serve --opponents ppo:checkpoints/strong.pt --record runs/human   # the table in a browser
     briscola exploit ppo:checkpoints/strong.pt --decisions 5000000     # a fresh learner against it
     briscola concealment heuristic ppo:runs/x/checkpoint.pt --belief runs/belief.pt --out runs/conceal
+    briscola field ppo:checkpoints/best.pt --seed 2027 --out runs/field   # against a fixed, wide field
 
 Agent specs are those of :func:`agents.make_agent`. With two specs, A's table
 edge over B (:mod:`evaluation.table_edge`) and A's and B's one-against-four
@@ -31,6 +32,7 @@ when the run finished.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import textwrap
 import time
@@ -45,9 +47,11 @@ from agents.registry import AGENTS
 from agents.spec import NESTED_SPEC_EXAMPLE, describe_options
 from briscola_env import __version__, preset
 from briscola_env.cards import LANGUAGES, NUM_SEATS
+from briscola_env.files import write_atomically
 from briscola_env.render import printable
 from briscola_env.rules import PRESETS
 from briscola_env.seeds import deal_seeds, refuse_training_deals
+from evaluation.field import FIELD, SEARCH_TABLES, field_games, field_json, field_markdown, measure_field
 from evaluation.duplicate import DuplicateResult, evaluate_one_sided, games_per_deal, lone_games, round_robin
 from evaluation.parallel import add_work_arguments, check_workers, chunk_size
 from evaluation.report import (MIXED_GAMES_FILE, claim_folder, ratings, results_markdown, writable_file,
@@ -361,6 +365,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     co.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
     co.add_argument("--out", type=Path, default=None,
                     help="folder for concealment.md, .json and .png, new or empty (one that is not empty is refused)")
+    fi = commands.add_parser("field", help="an agent's table edge over a fixed, documented field of opponents",
+                             formatter_class=HelpFormatter, description=field_description())
+    fi.add_argument("spec", help="the agent measured")
+    fi.add_argument("--deals", type=positive_int, default=2000, help="deals against each member that does not search")
+    fi.add_argument("--search-deals", type=int, default=300,
+                    help=f"deals against the searching member, on {SEARCH_TABLES} tables a deal (0: leave it out)")
+    fi.add_argument("--seed", type=int, default=0, help="seeds the deals and the agents")
+    fi.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
+    fi.add_argument("--out", type=Path, default=None,
+                    help="folder for field.md and results.json, new or empty (default: print only)")
+    add_work_arguments(fi)
     add_tournament_parser(commands, HelpFormatter, agent_specs_help, positive_int)
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
@@ -446,6 +461,34 @@ def evaluate_command(args: argparse.Namespace) -> None:
     print(results_markdown(results, rated))
 
 
+def field_description() -> str:
+    """``briscola field --help``'s description: the module's account of the field, and its members."""
+    import evaluation.field
+
+    members = "\n".join(f"  {m.spec}: {m.about}" for m in FIELD)
+    return f"{evaluation.field.__doc__}\n\nThe field:\n{members}"
+
+
+def field_command(args: argparse.Namespace) -> None:
+    if args.search_deals < 0:
+        raise ValueError(f"--search-deals must be 0 (no search) or more; got {args.search_deals}")
+    rules = preset(args.rules)
+    check_workers(args.workers)
+    out = claim_folder(args.out) if args.out is not None else None
+    total = field_games(args.spec, args.deals, args.search_deals, rules.table_shape.seats)
+    with tqdm(total=total, unit="game", desc="field", file=sys.stderr) as bar:
+        rows = measure_field(args.spec, args.deals, args.search_deals, args.seed, rules, args.workers, args.chunk,
+                             progress=lambda games: bar.update(games - bar.n))
+    table = field_markdown(args.spec, rows)
+    if out is not None:
+        write_atomically(out / "field.md", table + "\n")
+        meta = {"version": __version__, "deals": args.deals, "search_deals": args.search_deals, "seed": args.seed,
+                "rules": args.rules}
+        write_atomically(out / "results.json", json.dumps(field_json(args.spec, rows, meta), indent=1) + "\n")
+        print(f"results in {out}", file=sys.stderr)
+    print(table)
+
+
 def export_command(args: argparse.Namespace) -> None:
     from agents.ppo import export_policy
 
@@ -486,6 +529,7 @@ COMMANDS = {  # but sweep and exploit, parsed on their own (see main)
                                                     args.epochs)),
     "concealment": lambda args: print(concealment_report(args.specs, args.belief, args.games, args.seed, args.rules,
                                                          args.out)),
+    "field": field_command,
     "export": export_command,
     "label": label_command,
     "distill": distill_command,

@@ -29,12 +29,12 @@ MAX_RATED_GAMES = 20_000  # duels per pair: ratings settle long before, and rati
 MIXED_GAMES_FILE = "mixed_games.jsonl"  # the recorded games of the tables with two or three copies of A
 
 
-def _interval_cell(mean: float, ci: tuple) -> str:
+def interval_cell(mean: float, ci: tuple) -> str:
     return f"{mean:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f})"
 
 
 def _edge_cell(edge: Edge) -> str:
-    return _interval_cell(edge.mean, edge.ci)
+    return interval_cell(edge.mean, edge.ci)
 
 
 def edges_table(results: Sequence[DuplicateResult]) -> str:
@@ -69,7 +69,7 @@ def table_edges_table(results: Sequence[DuplicateResult]) -> str:
             "|---|---|---:|---:|---|---|---|"]
     for r in results:
         if isinstance(r, TableResult):
-            headline = [str(r.table.tables), _interval_cell(r.table_edge, r.table_edge_ci)]
+            headline = [str(r.table.tables), interval_cell(r.table_edge, r.table_edge_ci)]
         else:
             headline = ["-", r.TABLE_EDGE_NOTE]
         cells = [_edge_cell(edge) for edge in r.edges()] + ([r.NOT_MEASURED] if r.one_sided else [])
@@ -87,7 +87,7 @@ def table_edge_by_k_table(results: Sequence[DuplicateResult]) -> str:
             "|---|---|" + "---|" * len(slices)]
     for r in results:
         if isinstance(r, TableResult):
-            cells = [_interval_cell(s.edge, s.edge_ci) for s in r.table_edge_by_k]
+            cells = [interval_cell(s.edge, s.edge_ci) for s in r.table_edge_by_k]
             rows.append(f"| {r.a} | {r.b} | {' | '.join(cells)} |")
     return "\n".join(rows)
 

@@ -137,3 +137,70 @@ def test_noise_through_a_spec_and_out_of_range_refused():
     for bad in ("1.5", "-0.1"):
         with pytest.raises(ValueError, match=r"noise must be a finite number in 0\.\.1"):
             make_agent(f"heuristic:noise={bad}")
+
+
+# --- the auction's aggressiveness (bid) ------------------------------------------------------------
+
+BID_LEVELS = (-1.0, -0.5, 0.0, 0.5, 1.0)
+
+
+def auction_views(n: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The views of every auction decision of ``n`` hands bid by default heuristics (opening bids and
+    later ones, above standing bids of every depth), with their masks."""
+    from briscola_env import BatchedEnv
+    from briscola_env.engine import Phase
+
+    env = BatchedEnv(n, auto_reset=False)
+    out, heuristic, views = env.reset(seed=seed), HeuristicAgent(bid=1), []
+    while (env.state.phase == Phase.AUCTION).any():
+        bidding = env.state.phase == Phase.AUCTION
+        views.append((out.obs[bidding], out.mask[bidding]))
+        out = env.step(np.where(bidding, heuristic.act(out.obs, out.mask), 0), active=bidding)
+    return np.concatenate([v[0] for v in views]), np.concatenate([v[1] for v in views])
+
+
+def test_bid_zero_plays_exactly_as_the_heuristic_without_the_option():
+    import hashlib
+
+    assert hashlib.sha256(mixed_games(HeuristicAgent(seed=3, bid=0.0)).tobytes()).hexdigest() == TODAYS_PLAY
+    obs, mask = auction_views()
+    assert np.array_equal(HeuristicAgent(bid=0).act(obs, mask), HeuristicAgent().act(obs, mask))
+
+
+def test_bid_moves_each_auction_threshold_as_documented():
+    def thresholds(agent: HeuristicAgent) -> tuple:
+        return agent.bid_base, agent.points_from, agent.solo_from, agent.max_points
+
+    assert thresholds(HeuristicAgent(bid=-1)) == (38, 85, 100, 90)
+    assert thresholds(HeuristicAgent(bid=1)) == (22, 65, 80, 100)
+    # The shifts apply to the thresholds given; max_points stops at 120.
+    assert thresholds(HeuristicAgent(bid=0.5, bid_base=25, max_points=118)) == (21, 70, 85, 120)
+
+
+def test_a_higher_bid_level_never_passes_where_a_lower_one_bids():
+    obs, mask = auction_views()
+    actions = np.stack([HeuristicAgent(bid=level).act(obs, mask) for level in BID_LEVELS])
+    bids = actions != PASS
+    for lower in range(len(BID_LEVELS) - 1):
+        higher = lower + 1
+        assert not (bids[lower] & ~bids[higher]).any()
+        # A bid is always the cheapest legal one: where both bid, they bid the same.
+        assert np.array_equal(actions[higher][bids[lower]], actions[lower][bids[lower]])
+    shares = bids.mean(axis=1)
+    assert (np.diff(shares) > 0.03).all(), shares  # each level clearly more eager than the one below
+    assert (actions[-1] >= text_to_action("bid 62")).any()  # the most aggressive goes on into points
+
+
+def test_bid_through_a_spec_and_out_of_range_refused():
+    import pytest
+
+    from agents import make_agent
+
+    assert make_agent("heuristic:bid=-0.5").bid == -0.5
+    for bad in ("1.5", "-1.01", "2"):
+        with pytest.raises(ValueError, match=r"heuristic: bid must be a finite number in -1\.\.1; got"):
+            make_agent(f"heuristic:bid={bad}")
+    with pytest.raises(ValueError, match=r"option bid='nan' of HeuristicAgent: expected a finite number"):
+        make_agent("heuristic:bid=nan")
+    with pytest.raises(ValueError, match=r"bid must be a finite number in -1\.\.1; got True"):
+        HeuristicAgent(bid=True)

@@ -76,6 +76,10 @@ class Config:
     """Phases demonstrated: any of auction, call, play."""
     vf_coef: float = 0.5
     """Weight of the value loss."""
+    privileged_critic: bool = False
+    """Estimate values with a critic of its own that reads the privileged view (every hand, the partner)
+    beside the player's view (training.critic: perfect training, imperfect execution); the policy never
+    reads it. False: the value head on the policy's trunk."""
     max_grad_norm: float = 0.5
     """Gradients are clipped to this global norm."""
     belief_coef: float = 0.0

@@ -69,12 +69,13 @@ from briscola_env import BatchedEnv, preset, records
 from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
 from briscola_env.engine import PHASE_NAMES, WITHOUT_SOLO, Role, seat_roles
 from briscola_env.files import replace_atomically, write_atomically
-from briscola_env.observation import observation_spec
+from briscola_env.observation import observation_spec, privileged_spec
 from briscola_env.seeds import seed_sequence
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
 from training.config import Config, PER_PROCESS, RESUME_OVERRIDES, read_mapping, check_config
 from training.belief_tracker import BeliefTracker, belief_targets
+from training.critic import PrivilegedCritic
 from training.checkpoint import (TRAINER_FORMAT, check_trainer_format, pack, random_state, restore_random_state,
                                  same_weights, unpack)
 from training.run_folder import RunError, run_contents, run_lock
@@ -122,9 +123,13 @@ class Trainer:
             missing = self.net.load_state_dict(start, strict=False).missing_keys
             assert all(key.startswith("belief.") for key in missing), missing  # check_config matched the sizes
         self.net = self.net.to(device)
+        self.critic = PrivilegedCritic(config.hidden_sizes, self.rules).to(device) if config.privileged_critic \
+            else None
+        parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
         # fused: one kernel for the whole step (PyTorch 2.4+ on CPU), 6x faster than the default here
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
-        self.storage = Trajectories(storage_capacity(config.num_envs, config.num_steps), config.num_envs, self.spec)
+        self.optimizer = torch.optim.Adam(parameters, lr=config.learning_rate, eps=1e-5, fused=True)
+        self.storage = Trajectories(storage_capacity(config.num_envs, config.num_steps), config.num_envs, self.spec,
+                                    privileged_spec(self.rules) if config.privileged_critic else None)
         shape = self.rules.table_shape
         self.belief = BeliefTracker(config.num_envs, shape.seats, shape.tricks)
 
@@ -265,12 +270,11 @@ def learner_acts(trainer: Trainer, games: np.ndarray) -> np.ndarray:
     """The learner's actions in ``games``, sampled from the network; each is stored as a decision with
     what the update needs: its log-probability and value, the heuristic's action where the phase is
     demonstrated, and the belief head's target."""
-    out, device = trainer.out, trainer.device
+    out = trainer.out
     obs, mask = out.obs[games], out.mask[games]
+    privileged = trainer.env.privileged()[games] if trainer.critic is not None else None
+    log_probs, value, belief_logits = policy_and_value(trainer, obs, mask, privileged)
     with torch.no_grad():
-        logits, value, belief_logits = trainer.net.heads(torch.from_numpy(obs).to(device),
-                                                         torch.from_numpy(mask).to(device))
-        log_probs = torch.log_softmax(logits, dim=1)
         action = sample_actions(log_probs, trainer.sampler)
         logprob = log_probs.gather(1, action[:, None]).squeeze(1)
         action = action.cpu().numpy()
@@ -282,8 +286,21 @@ def learner_acts(trainer: Trainer, games: np.ndarray) -> np.ndarray:
         shown = np.flatnonzero(trainer.spec.view(obs, "phase")[:, trainer.demo_phases].any(axis=1))
         demo[shown] = trainer.heuristic.act(obs[shown], mask[shown])
     trainer.storage.add(games, out.seat[games], obs, mask, action, logprob.cpu().numpy(), value.cpu().numpy(),
-                        demo, partner)
+                        demo, partner, privileged)
     return action
+
+
+@torch.no_grad()
+def policy_and_value(trainer: Trainer, obs: np.ndarray, mask: np.ndarray, privileged: Optional[np.ndarray]):
+    """``(log-probabilities, values, belief logits or None)`` of the learner on views ``obs``: the policy
+    from the network alone; the values from the privileged critic on ``privileged`` when the run has one
+    (the network's value head is then unused), else from the network's value head."""
+    device = trainer.device
+    obs_t = torch.from_numpy(obs).to(device)
+    logits, value, belief_logits = trainer.net.heads(obs_t, torch.from_numpy(mask).to(device))
+    if trainer.critic is not None:
+        value = trainer.critic(obs_t, torch.from_numpy(privileged).to(device))
+    return torch.log_softmax(logits, dim=1), value, belief_logits
 
 
 # ----------------------------------------------------------------------------- update
@@ -299,7 +316,7 @@ def update_policy(trainer: Trainer) -> dict:
     if not len(ids):
         return {}
     return ppo_update(trainer.net, trainer.optimizer, trainer.storage, ids, config, trainer.sampler, trainer.device,
-                      demo_weight(config, trainer.update - 1, trainer.num_updates))
+                      demo_weight(config, trainer.update - 1, trainer.num_updates), trainer.critic)
 
 
 def demo_weight(config: Config, update: int, num_updates: int) -> float:
@@ -350,10 +367,12 @@ def ppo_loss(ratio: torch.Tensor, advantages: torch.Tensor, value: torch.Tensor,
 
 
 def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: Config, sampler,
-               device, demo_coef: float) -> dict:
+               device, demo_coef: float, critic: Optional[PrivilegedCritic] = None) -> dict:
     """update_epochs passes over the decisions ``ids`` in shuffled minibatches, a gradient step on
     each: :func:`ppo_loss`, plus the demonstration's cross-entropy (weight ``demo_coef``) and the
-    belief head's (belief_coef). Returns the last minibatch's losses and the update's statistics."""
+    belief head's (belief_coef). The values are ``critic``'s when there is one (its gradients clipped
+    apart from the policy's), else the network's value head's. Returns the last minibatch's losses
+    and the update's statistics."""
     obs = torch.from_numpy(storage.obs[ids]).to(device)
     if device.type != "cpu":  # scaled once, not in every epoch; on CPU the network reads the uint8 views sparsely
         obs = net.scaled(obs)
@@ -365,6 +384,7 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     returns = torch.from_numpy(storage.ret[ids]).to(device)
     demo = torch.from_numpy(storage.demo[ids]).to(device)
     partner = torch.from_numpy(storage.partner[ids]).to(device)
+    privileged = torch.from_numpy(storage.privileged[ids]).to(device) if critic is not None else None
     demo_loss = belief_loss = torch.tensor(0.0)
     clipfracs, approx_kl = [], torch.tensor(0.0)
     for _ in range(config.update_epochs):
@@ -373,6 +393,8 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
             mb = mb.to(device)
             legal = mask[mb]
             logits, value, belief_logits = net.heads(obs[mb], legal)
+            if critic is not None:
+                value = critic(obs[mb], privileged[mb])
             log_probs = torch.log_softmax(logits, dim=1)
             logprob = log_probs.gather(1, actions[mb, None]).squeeze(1)
             log_ratio = logprob - old_logprob[mb]
@@ -393,6 +415,8 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+            if critic is not None:
+                torch.nn.utils.clip_grad_norm_(critic.parameters(), config.max_grad_norm)
             optimizer.step()
     variance = returns.var()
     explained = (1 - (returns - old_value).var() / variance).item() if variance > 0 else float("nan")
@@ -495,7 +519,8 @@ def trainer_state(trainer: Trainer) -> dict:
             "fixed_agents_random": [random_state(agent) for agent in trainer.table.fixed],
             "rng": trainer.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "sampler": trainer.sampler.get_state(),
-            "update": trainer.update, "decisions": trainer.decisions}
+            "update": trainer.update, "decisions": trainer.decisions,
+            **({"critic": trainer.critic.state_dict()} if trainer.critic is not None else {})}
 
 
 def save_training_checkpoint(run: Path, trainer: Trainer, writer) -> None:
@@ -508,6 +533,8 @@ def restore(trainer: Trainer, payload: dict) -> None:
     """Put a new trainer where the training checkpoint ``payload`` left its run."""
     config, saved = trainer.config, unpack(payload["trainer"])
     trainer.net.load_state_dict(payload["model"])
+    if trainer.critic is not None:
+        trainer.critic.load_state_dict(saved["critic"])
     trainer.optimizer.load_state_dict(saved["optimizer"])
     trainer.out = trainer.env.load_state_dict(saved["env"])
     trainer.storage.load_state_dict(saved["storage"])

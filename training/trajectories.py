@@ -3,6 +3,8 @@ exact GAE and is ready for a PPO update (:class:`Trajectories`)."""
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from briscola_env.actions import NUM_ACTIONS
@@ -41,14 +43,18 @@ class Trajectories:
     """Learner decisions, kept until their hand ends; then their advantages are computed
     and they are ready for an update. A ring of ``capacity`` slots; every step's decisions
     and every step's ended hands are handled at once, without a loop over games. ``spec``: the
-    views' layout (that of the rules played; default: the standard one)."""
+    views' layout (that of the rules played; default: the standard one). ``privileged``: the
+    privileged views' layout, when a privileged critic reads them (each decision's is kept too)."""
 
     FIELDS = ("obs", "mask", "action", "logprob", "value", "advantage", "ret", "demo", "partner",
               "game", "seat", "time", "in_use", "open", "ready")
 
-    def __init__(self, capacity: int, num_games: int, spec: ObservationSpec = SPEC):
+    def __init__(self, capacity: int, num_games: int, spec: ObservationSpec = SPEC,
+                 privileged: Optional[ObservationSpec] = None):
         self.capacity, self.num_games, self.spec = capacity, num_games, spec
         self.view_bits, self.view_counts = view_entries(spec)
+        self.fields = self.FIELDS + (("privileged",) if privileged is not None else ())
+        self.privileged = None if privileged is None else np.zeros((capacity, privileged.size), dtype=np.uint8)
         self.obs = np.zeros((capacity, spec.size), dtype=np.uint8)
         self.mask = np.zeros((capacity, NUM_ACTIONS), dtype=bool)
         self.action = np.zeros(capacity, dtype=np.int64)
@@ -66,7 +72,7 @@ class Trajectories:
         self.ready = np.zeros(capacity, dtype=bool)  # completed, waiting for the next update
         self.next = self.clock = 0
 
-    def add(self, games, seats, obs, mask, action, logprob, value, demo, partner) -> None:
+    def add(self, games, seats, obs, mask, action, logprob, value, demo, partner, privileged=None) -> None:
         at = (self.next + np.arange(len(games))) % self.capacity
         if self.in_use[at].any():
             raise RuntimeError("trajectory storage full: raise its capacity")
@@ -75,6 +81,8 @@ class Trajectories:
         self.obs[at], self.mask[at], self.action[at] = obs, mask, action
         self.logprob[at], self.value[at], self.demo[at], self.partner[at] = logprob, value, demo, partner
         self.game[at], self.seat[at], self.time[at] = games, seats, self.clock
+        if self.privileged is not None:
+            self.privileged[at] = privileged
         self.clock += 1
 
     def finish(self, games: np.ndarray, rewards: np.ndarray, gamma: float, lam: float) -> None:
@@ -114,18 +122,20 @@ class Trajectories:
         trajectories of hands in progress are in use (an eighth to a fifth of the capacity in the
         default config). The views' 0/1 entries and the masks are packed as bits."""
         rows = np.flatnonzero(self.in_use)
-        saved = {name: getattr(self, name)[rows] for name in self.FIELDS if name != "in_use"}
+        saved = {name: getattr(self, name)[rows] for name in self.fields if name != "in_use"}
         obs = saved["obs"]
         if obs[:, self.view_bits].max(initial=0) > 1:
             raise RuntimeError("an observation entry that the spec's high says is 0 or 1 holds more: "
                                "it cannot be saved as a bit")
         saved["obs"] = {"bits": np.packbits(obs[:, self.view_bits], axis=1), "counts": obs[:, self.view_counts]}
         saved["mask"] = np.packbits(saved["mask"], axis=1)
+        if self.privileged is not None:  # every entry 0 or 1
+            saved["privileged"] = np.packbits(saved["privileged"], axis=1)
         return saved | {"rows": rows, "next": self.next, "clock": self.clock}
 
     def load_state_dict(self, saved: dict) -> None:
         """Restore :meth:`state_dict`'s slots in use; every other slot is free."""
-        expected = [name for name in self.FIELDS if name != "in_use"] + ["rows", "next", "clock"]
+        expected = [name for name in self.fields if name != "in_use"] + ["rows", "next", "clock"]
         missing = [name for name in expected if name not in saved]
         if missing:
             raise ValueError(f"the checkpoint's trajectory storage lacks {missing}: it was written by an "
@@ -138,7 +148,9 @@ class Trajectories:
         self.in_use[rows] = True
         self.obs[rows] = obs
         self.mask[rows] = np.unpackbits(saved["mask"], axis=1, count=NUM_ACTIONS)
-        for name in self.FIELDS:
-            if name not in ("obs", "mask", "in_use"):
+        if self.privileged is not None:
+            self.privileged[rows] = np.unpackbits(saved["privileged"], axis=1, count=self.privileged.shape[1])
+        for name in self.fields:
+            if name not in ("obs", "mask", "in_use", "privileged"):
                 getattr(self, name)[rows] = saved[name]
         self.next, self.clock = saved["next"], saved["clock"]
