@@ -29,7 +29,9 @@ from typing import Callable, Optional
 from agents import make_agent
 from briscola_env.rules import RulesConfig, resolve_rules
 
-from .duplicate import TableResult, evaluate_table, games_per_deal
+import numpy as np
+
+from .duplicate import TableResult, duplicate_layout, evaluate_table, games_per_deal
 from .parallel import ray_for
 from .report import interval_cell
 
@@ -118,6 +120,16 @@ def field_games(spec: str, deals: int, search_deals: int, seats: int) -> int:
                for m in field_members(spec, search_deals))
 
 
+def own_table(result: TableResult) -> dict:
+    """The agent's own table, five copies of it (the all-A games of ``result``, one a deal): the share of
+    hands with a contract, and of those contracts the share made."""
+    all_a = np.flatnonzero((duplicate_layout(result.deals, seats=result.seats) == 0).all(axis=1))
+    games = result.games.take(all_a)
+    called = games.caller >= 0
+    return {"hands": int(len(all_a)), "contract_rate": float(called.mean()),
+            "contracts_made": float(games.contract_made[called].mean()) if called.any() else None}
+
+
 def _rate(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.0%}"
 
@@ -142,6 +154,9 @@ def field_markdown(spec: str, rows: list[FieldRow]) -> str:
                      f"{_payoff(stats.role_payoff.get('solo'))} |")
     worst = min(rows, key=lambda row: row.result.table_edge).result
     every = "yes" if all(row.result.table_edge_ci[0] > 0 for row in rows) else "no"
+    own = own_table(rows[0].result)
+    lines += ["", f"at its own table (five copies, {own['hands']} deals): a contract in {_rate(own['contract_rate'])} "
+                  f"of the hands, {_rate(own['contracts_made'])} of them made"]
     lines += ["", f"minimum table edge over the field: {interval_cell(worst.table_edge, worst.table_edge_ci)} "
                   f"against {worst.b}; every interval above 0: {every}"]
     return "\n".join(lines)
@@ -154,4 +169,4 @@ def field_json(spec: str, rows: list[FieldRow], meta: dict) -> dict:
          "table_edge": row.result.table_edge, "table_edge_ci": list(row.result.table_edge_ci),
          "lone_member_gain": row.result.edge_b, "lone_member_gain_ci": list(row.result.edge_b_ci),
          "agent_alone": row.result.stats_a.as_dict()} for row in rows],
-        "minimum_table_edge": min(row.result.table_edge for row in rows)}
+        "minimum_table_edge": min(row.result.table_edge for row in rows), "own_table": own_table(rows[0].result)}

@@ -59,6 +59,7 @@ def test_the_command_prints_the_table_and_writes_its_folder(tmp_path, capsys, sm
     assert saved["spec"] == "heuristic" and [m["spec"] for m in saved["members"]] == [
         "heuristic:bid=-1", "hybrid:auction=heuristic,play=ppo:checkpoints/strong.pt"]  # itself and search left out
     assert saved["minimum_table_edge"] == min(m["table_edge"] for m in saved["members"])
+    assert "at its own table (five copies, 2 deals)" in printed and saved["own_table"]["hands"] == 2
     assert (out / "field.md").read_text().strip() in printed
 
 
