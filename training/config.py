@@ -103,6 +103,11 @@ class Config:
     against each). Empty: `opponent` alone, as before."""
     pfsp_power: float = 2.0
     """The exponent of the league's weighting: 0 draws the fixed agents uniformly; higher, the harder ones more."""
+    exploiter_every: int = 0
+    """Updates between rolling exploiters (training.exploiters): a copy of the learner trained against it, then
+    added to the league's fixed agents. 0: none."""
+    exploiter_decisions: int = 1_000_000
+    """Training decisions of each rolling exploiter."""
     snapshot_every: int = 20
     """Updates between snapshots of the policy added to the pool."""
     pool_size: int = 5
@@ -165,7 +170,8 @@ BOUNDS = {
     "concealment_coef": NON_NEGATIVE, "opponent_share": SHARE, "heuristic_share": SHARE,
     "snapshot_every": COUNT, "pool_size": COUNT, "eval_every": COUNT, "eval_deals": COUNT,
     "final_eval_deals": COUNT, "checkpoint_every": COUNT, "torch_threads": NON_NEGATIVE,
-    "stop_after": NON_NEGATIVE, "pfsp_power": NON_NEGATIVE,
+    "stop_after": NON_NEGATIVE, "pfsp_power": NON_NEGATIVE, "exploiter_every": NON_NEGATIVE,
+    "exploiter_decisions": COUNT,
 }
 """The range of every numeric config key (every int and float field of Config is here)."""
 DEVICES = ("auto", "cpu", "cuda")

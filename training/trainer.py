@@ -75,6 +75,7 @@ from evaluation import evaluate_pair
 from evaluation.report import edges_table
 from training.config import Config, PER_PROCESS, RESUME_OVERRIDES, read_mapping, check_config
 from training.belief_tracker import BeliefTracker, belief_targets
+from training import exploiters
 from training.critic import PrivilegedCritic
 from training.checkpoint import (TRAINER_FORMAT, check_trainer_format, pack, random_state, restore_random_state,
                                  same_weights, unpack)
@@ -134,7 +135,8 @@ class Trainer:
         self.belief = BeliefTracker(config.num_envs, shape.seats, shape.tricks)
 
         # Opponents: the players of the first hands' seats.
-        self.table = Table(config, self.net, [self.opponent, *self.league], self.rng, self.sampler)
+        self.table = Table(config, self.net, [self.opponent, *self.league], self.rng, self.sampler,
+                           [config.opponent, *config.league])
         self.table.seat_new_hands(np.arange(config.num_envs))
 
         self.num_updates = max(1, config.total_decisions // (config.num_envs * config.num_steps))
@@ -171,9 +173,10 @@ class Table:
     The seats are those of the table of config.rules."""
 
     def __init__(self, config: Config, learner: PolicyValueNet, fixed: list,
-                 rng: np.random.Generator, sampler: torch.Generator):
+                 rng: np.random.Generator, sampler: torch.Generator, names: list[str]):
         self.config, self.rng, self.sampler = config, rng, sampler
-        self.learner, self.fixed = learner, fixed
+        self.learner, self.fixed, self.names = learner, fixed, names
+        self.exploiters: list[int] = []  # the updates after which the rolling exploiters among the fixed were trained
         self.first_snapshot = OPPONENT + len(fixed)
         self.win_rates = np.full(len(fixed), 0.5)  # the learner's against each fixed agent (the league's statistic)
         self.snapshots: list[PolicyValueNet] = []
@@ -218,6 +221,15 @@ class Table:
                 else:  # a fixed agent; with no league, config.opponent without a draw, as before
                     player = OPPONENT + (int(rng.choice(len(weights), p=weights)) if len(weights) > 1 else 0)
                 self.seat_agents[g, s] = player
+
+    def add_fixed(self, agent, name: str) -> None:
+        """One more fixed agent (a rolling exploiter), after the others, at the league's neutral win rate. Seats of
+        snapshots keep their players: their indices into :attr:`agents` move up by one."""
+        self.seat_agents[self.seat_agents >= self.first_snapshot] += 1
+        self.first_snapshot += 1
+        self.fixed.append(agent)
+        self.names.append(name)
+        self.win_rates = np.append(self.win_rates, 0.5)
 
     def add_snapshot(self, net: PolicyValueNet) -> None:
         """Add ``net`` to the pool, dropping the oldest snapshot beyond pool_size. Seats keep their index
@@ -444,9 +456,8 @@ def log_update(writer, trainer: Trainer, stats: dict, finished: list[dict], sps:
     for name, share in trainer.table.seat_shares().items():
         writer.add_scalar(f"pool/{name}_seats", share, step)
     writer.add_scalar("pool/snapshots", len(trainer.table.snapshots), step)
-    if trainer.config.league:
-        for spec, win_rate, weight in zip([trainer.config.opponent, *trainer.config.league], trainer.table.win_rates,
-                                          trainer.table.league_weights()):
+    if len(trainer.table.fixed) > 1:
+        for spec, win_rate, weight in zip(trainer.table.names, trainer.table.win_rates, trainer.table.league_weights()):
             writer.add_scalar(f"league/win_rate_vs_{spec}", win_rate, step)
             writer.add_scalar(f"league/weight_of_{spec}", weight, step)
 
@@ -516,6 +527,7 @@ def trainer_state(trainer: Trainer) -> dict:
             "owner": trainer.table.seat_agents,
             "pool": [p.state_dict() for p in snapshots[:len(snapshots) - newest_is_model]],
             "pool_ends_with_model": newest_is_model, "league_win_rates": trainer.table.win_rates,
+            "exploiters": list(trainer.table.exploiters),
             "fixed_agents_random": [random_state(agent) for agent in trainer.table.fixed],
             "rng": trainer.rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "sampler": trainer.sampler.get_state(),
@@ -529,8 +541,8 @@ def save_training_checkpoint(run: Path, trainer: Trainer, writer) -> None:
                     trainer=pack(trainer_state(trainer)))
 
 
-def restore(trainer: Trainer, payload: dict) -> None:
-    """Put a new trainer where the training checkpoint ``payload`` left its run."""
+def restore(trainer: Trainer, payload: dict, run: Path) -> None:
+    """Put a new trainer where the training checkpoint ``payload`` of the run folder ``run`` left its run."""
     config, saved = trainer.config, unpack(payload["trainer"])
     trainer.net.load_state_dict(payload["model"])
     if trainer.critic is not None:
@@ -539,6 +551,8 @@ def restore(trainer: Trainer, payload: dict) -> None:
     trainer.out = trainer.env.load_state_dict(saved["env"])
     trainer.storage.load_state_dict(saved["storage"])
     trainer.belief.load_state_dict(saved["belief"])
+    for update in saved.get("exploiters", []):  # first: adding one renumbers the seats' players
+        add_exploiter(trainer, run, update)
     trainer.table.seat_agents[...] = saved["owner"]
     for state in saved["pool"] + ([payload["model"]] if saved["pool_ends_with_model"] else []):
         snapshot = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=trainer.rules)
@@ -649,7 +663,7 @@ def prepared_trainer(config: Config, run: Path, payload: Optional[dict], device:
     which is said); the folder's final results are removed if the run is to go further."""
     trainer = Trainer(config, device)
     if payload is not None:
-        restore(trainer, payload)
+        restore(trainer, payload, run)
         if trainer.update >= trainer.num_updates and (run / "summary.md").exists():
             print(f"{run} already finished: {trainer.update} updates, {trainer.decisions:,} decisions; "
                   f"its results are in {run / 'summary.md'}", file=sys.stderr)
@@ -676,6 +690,8 @@ def run_training(config: Config, run: Path, payload: Optional[dict], device: tor
     latest_eval = ""
     stop_at = min(trainer.num_updates, trainer.update + config.stop_after) if config.stop_after else trainer.num_updates
     while trainer.update < stop_at and stop.received is None:
+        if train_due_exploiters(trainer, run, writer):
+            continue  # a stop signal may have come while they trained
         finished = rollout(trainer)
         stats = update_policy(trainer)
         sps = int((trainer.decisions - start_decisions) / max(time.time() - start, 1e-9))
@@ -693,6 +709,41 @@ def run_training(config: Config, run: Path, payload: Optional[dict], device: tor
     bar.close()
     save_training_checkpoint(run, trainer, writer)
     return end_of_training(trainer, run, writer, stop, time.time() - start, trainer.decisions - start_decisions)
+
+
+def train_due_exploiters(trainer: Trainer, run: Path, writer) -> bool:
+    """Train the rolling exploiters due by now (:mod:`training.exploiters`), each after a checkpoint of the
+    run, and add them to the league; whether there were any. The exploiter's run draws from PyTorch's
+    global generator: the learner's is put back after it."""
+    due = [u for u in exploiters.due_updates(trainer.config, trainer.update, trainer.num_updates)
+           if u not in trainer.table.exploiters]
+    for update in due:
+        save_training_checkpoint(run, trainer, writer)
+        target = exploiters.target_path(run, update)
+        if not target.exists():
+            save_checkpoint(target, copy.deepcopy(trainer.net).cpu(), config=dataclasses.asdict(trainer.config))
+        folder = exploiters.exploiter_folder(trainer.config, run, update)
+        if not (folder / "summary.md").exists():
+            generator = torch.get_rng_state()
+            try:
+                train(exploiters.exploiter_config(trainer.config, run, update),
+                      folder if (folder / "checkpoint.pt").exists() else None)
+            except Interrupted as stopped:
+                raise Interrupted(stopped.signum, f"stopped while training the exploiter after update {update}, "
+                                                  f"checkpointed; continue: python train.py --resume {run}") from None
+            torch.set_rng_state(generator)
+            if trainer.config.torch_threads:  # the exploiter's run set them too; the same value
+                torch.set_num_threads(trainer.config.torch_threads)
+        add_exploiter(trainer, run, update)
+        save_training_checkpoint(run, trainer, writer)
+    return bool(due)
+
+
+def add_exploiter(trainer: Trainer, run: Path, update: int) -> None:
+    """The exploiter trained after ``update`` joins the league's fixed agents."""
+    spec = exploiters.exploiter_spec(trainer.config, run, update)
+    trainer.table.add_fixed(make_agent(spec, seed=trainer.config.seed, rules=trainer.rules), spec)
+    trainer.table.exploiters.append(update)
 
 
 def end_of_training(trainer: Trainer, run: Path, writer, stop: StopSignals, elapsed: float, done: int) -> Path:
