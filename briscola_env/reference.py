@@ -130,7 +130,7 @@ class ReferenceGame:
         return {c for c in range(NUM_CARDS) if self.level(c) <= level}  # "at_least": that rank or stronger
 
     def callable_after(self, bid: int, hand: set[int]) -> set[int]:
-        """Cards a caller holding ``hand`` may name after winning the auction on
+        """Cards a caller whose own cards are ``hand`` may name after winning the auction on
         ``bid`` (his own included; they are removed when self-calls are not allowed)."""
         rules = self.rules
         if is_point_bid(bid) and (rules.bidding == "points_only" or rules.call_after_two == "any"):
@@ -138,12 +138,19 @@ class ReferenceGame:
         level = NUM_LEVELS if is_point_bid(bid) else rank_bid_level(bid)  # points of a rank auction follow the 2
         cards = self.callable_cards(level)
         if level == NUM_LEVELS and rules.call_after_two == "two" and rules.call_rule == "exact":
-            # The call after the 2: holding the 2 of a suit, he may call the weakest card of it he does not hold.
-            for suit in range(NUM_SUITS):
-                if card_id(suit, 2) in hand:
-                    weakest_first = sorted(range(suit * NUM_FACES, (suit + 1) * NUM_FACES),
-                                           key=self.level, reverse=True)
-                    cards.add(next(c for c in weakest_first if c not in hand))
+            cards |= self.weakest_missing(hand)
+        return cards
+
+    def weakest_missing(self, hand: set[int]) -> set[int]:
+        """The call after the 2: for each suit whose 2 is in ``hand``, the weakest card of that suit not in
+        it. A suit held whole (10 or 12 cards make it possible) offers none."""
+        cards = set()
+        for suit in range(NUM_SUITS):
+            if card_id(suit, 2) in hand:
+                weakest_first = sorted(range(suit * NUM_FACES, (suit + 1) * NUM_FACES), key=self.level, reverse=True)
+                missing = [c for c in weakest_first if c not in hand]
+                if missing:  # a suit held whole has none
+                    cards.add(missing[0])
         return cards
 
     # ------------------------------------------------------------ legal moves

@@ -73,21 +73,10 @@ def play_both(rules: RulesConfig, seeds: np.ndarray, rng: np.random.Generator, p
     state = engine.init(seeds, rules)
     deals, dealers = engine.deal_from_seeds(seeds, rules)
     games = [ReferenceGame(rules, d.tolist(), int(k)) for d, k in zip(deals, dealers)]
+    labels = [f"seed {seed}" for seed in seeds]
     while True:
-        mask = state.legal_action_mask
+        mask = check_lock_step(rules, state, games, labels)
         live = ~state.terminated
-        for b, game in enumerate(games):
-            assert game.terminated == state.terminated[b], f"game {b}: terminated differs"
-            if game.terminated:
-                continue
-            assert game.current_player == state.current_player[b], f"game {b}: current player differs"
-            expected = ref_mask(game)
-            if not np.array_equal(expected, mask[b]):
-                diff = np.flatnonzero(expected != mask[b]).tolist()
-                raise AssertionError(f"{rules}\ngame {b} (seed {seeds[b]}), phase {engine.PHASE_NAMES[game.phase]}: "
-                                     f"legal masks differ at actions {diff}; reference {game.legal_actions()}, "
-                                     f"engine {np.flatnonzero(mask[b]).tolist()}\nauction {game.auction}\n"
-                                     f"tricks {game.tricks}")
         if not live.any():
             return state, games
         # Let some games sit out some steps, so that games finish at different times.
@@ -96,6 +85,46 @@ def play_both(rules: RulesConfig, seeds: np.ndarray, rng: np.random.Generator, p
         actions[~live] = -1  # finished games' actions must be ignored
         state = engine.step(state, actions, active)
         for b in np.flatnonzero(active):
+            games[b].step(int(actions[b]))
+
+
+def check_lock_step(rules: RulesConfig, state, games: list[ReferenceGame], labels: list[str]) -> np.ndarray:
+    """Check that the engine's games and the reference's agree on who acts and what is legal (``labels``
+    name the games in a failure); return the engine's legal mask."""
+    mask = state.legal_action_mask
+    for b, game in enumerate(games):
+        assert game.terminated == state.terminated[b], f"game {b}: terminated differs"
+        if game.terminated:
+            continue
+        assert game.current_player == state.current_player[b], f"game {b}: current player differs"
+        expected = ref_mask(game)
+        if not np.array_equal(expected, mask[b]):
+            diff = np.flatnonzero(expected != mask[b]).tolist()
+            raise AssertionError(f"{rules}\ngame {b} ({labels[b]}), phase {engine.PHASE_NAMES[game.phase]}: "
+                                 f"legal masks differ at actions {diff}; reference {game.legal_actions()}, "
+                                 f"engine {np.flatnonzero(mask[b]).tolist()}\nauction {game.auction}\n"
+                                 f"tricks {game.tricks}")
+    return mask
+
+
+def play_both_deals(rules: RulesConfig, deals: np.ndarray, dealers: np.ndarray, choose):
+    """Play given ``deals`` (``(B, 40)``, each card's holder) through the engine and the reference,
+    ``choose(state, mask) -> (B,) actions`` picking every move, checking them against each other at every
+    step.
+
+    Returns the final engine state and the reference games."""
+    state = engine.init_from_deals(deals, dealers, rules)
+    games = [ReferenceGame(rules, d.tolist(), int(k)) for d, k in zip(deals, dealers)]
+    labels = [f"deal {d.tolist()}, dealer {k}" for d, k in zip(deals, dealers)]
+    while True:
+        mask = check_lock_step(rules, state, games, labels)
+        live = ~state.terminated
+        if not live.any():
+            return state, games
+        actions = choose(state, mask)
+        actions[~live] = -1
+        state = engine.step(state, actions)
+        for b in np.flatnonzero(live):
             games[b].step(int(actions[b]))
 
 
