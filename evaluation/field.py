@@ -19,11 +19,14 @@ agent's table feeds), and the agent's auction when alone among four of the membe
 contracts made, solo calls and its mean payoff as solo caller. The minimum edge over the field is
 the headline: an agent is robust when even its worst opponent's interval lies below its edge.
 
-A member whose spec is the agent's own is left out (its edge is 0 by construction)."""
+A member that is the agent itself is left out (its edge is 0 by construction): the same spec, or a
+network in a file of the same bytes (``checkpoints/best.pt`` and the shipped file it copies)."""
 
 from __future__ import annotations
 
+import filecmp
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
 from agents import make_agent
@@ -48,7 +51,7 @@ class Member:
     search: bool = False
 
 
-SHIPPED = ("league_exploiter.pt", "strong.pt", "league.pt", "no_demo.pt", "distilled.pt")
+SHIPPED = ("field.pt", "league_exploiter.pt", "strong.pt", "league.pt", "no_demo.pt", "distilled.pt")
 """The shipped networks in ``checkpoints/`` the field holds, by the names that never change meaning (best.pt is
 a copy of the headline one among them, so it is not played twice)."""
 
@@ -76,9 +79,18 @@ class FieldRow:
     result: TableResult
 
 
+def same_agent(spec: str, other: str) -> bool:
+    """Whether two specs are the same agent: the same text, or ``ppo:`` networks in files of the same bytes
+    (best.pt and the shipped file it copies)."""
+    if spec == other:
+        return True
+    files = [Path(s[len("ppo:"):]) for s in (spec, other) if s.startswith("ppo:") and "," not in s]
+    return len(files) == 2 and all(f.is_file() for f in files) and filecmp.cmp(*files, shallow=False)
+
+
 def field_members(spec: str, search_deals: int) -> list[Member]:
     """The members ``spec`` plays: the field but itself, and without search when ``search_deals`` is 0."""
-    return [m for m in FIELD if m.spec != spec and (search_deals or not m.search)]
+    return [m for m in FIELD if not same_agent(spec, m.spec) and (search_deals or not m.search)]
 
 
 def measure_field(spec: str, deals: int = 2000, search_deals: int = 300, seed: int = 0,

@@ -8,7 +8,7 @@ import pytest
 from briscola_cli.main import main
 from evaluation.duplicate import evaluate_table
 import evaluation.field
-from evaluation.field import FIELD, SEARCH_TABLES, Member, field_members, measure_field
+from evaluation.field import FIELD, SEARCH_TABLES, Member, field_members, measure_field, same_agent
 from agents import make_agent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +39,10 @@ def test_the_field_holds_every_kind_of_opponent_and_every_file_is_shipped():
         make_agent(spec)  # every member builds: its networks are in checkpoints/
     assert "heuristic" not in [m.spec for m in field_members("heuristic", 300)]  # not against itself
     assert all(not m.search for m in field_members("random", 0))  # 0 search deals: no search
+    # best.pt is a copy of a shipped network of the field: that member is the agent itself, left out
+    shipped = [m.spec for m in FIELD if m.spec.startswith("ppo:")]
+    left_out = set(shipped) - {m.spec for m in field_members("ppo:checkpoints/best.pt", 0)}
+    assert len(left_out) == 1 and same_agent("ppo:checkpoints/best.pt", left_out.pop())
 
 
 def test_each_row_is_the_table_edge_of_the_pair_on_the_same_deals(small_field):
