@@ -39,6 +39,12 @@ from .parallel import ray_for
 from .report import interval_cell
 
 SEARCH_TABLES = 20  # mixed tables a deal for a member that searches (all 30 for the others)
+CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"  # the shipped networks the members name
+
+
+def resolved(spec: str) -> str:
+    """A member's spec with its ``checkpoints/`` networks found in the repository, wherever the command runs."""
+    return spec.replace("ppo:checkpoints/", f"ppo:{CHECKPOINTS}/")
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,7 @@ def same_agent(spec: str, other: str) -> bool:
 
 def field_members(spec: str, search_deals: int) -> list[Member]:
     """The members ``spec`` plays: the field but itself, and without search when ``search_deals`` is 0."""
-    return [m for m in FIELD if not same_agent(spec, m.spec) and (search_deals or not m.search)]
+    return [m for m in FIELD if not same_agent(spec, resolved(m.spec)) and (search_deals or not m.search)]
 
 
 def measure_field(spec: str, deals: int = 2000, search_deals: int = 300, seed: int = 0,
@@ -109,10 +115,9 @@ def measure_field(spec: str, deals: int = 2000, search_deals: int = 300, seed: i
     opponents = []
     for i, member in enumerate(members):
         try:
-            opponents.append(make_agent(member.spec, seed=seed + 1 + i, rules=rules))
+            opponents.append(make_agent(resolved(member.spec), seed=seed + 1 + i, rules=rules))
         except ValueError as error:
-            raise ValueError(f"field member {member.spec!r} cannot be built (run from the repository root, where "
-                             f"checkpoints/ is): {error}") from None
+            raise ValueError(f"field member {member.spec!r} cannot be built: {error}") from None
     rows, done = [], 0
     with ray_for(workers):
         for member, opponent in zip(members, opponents):

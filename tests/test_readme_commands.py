@@ -11,7 +11,7 @@ from briscola_cli.main import main as briscola
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1", "--games": "40",
-         "--epochs": "1", "--decisions": "4096", "--eval-deals": "4"}
+         "--epochs": "1", "--decisions": "4096", "--eval-deals": "4", "--search-deals": "0"}
 
 
 def commands() -> list[list[str]]:
@@ -39,7 +39,7 @@ def test_every_readme_command_is_covered():
     kinds = {tuple(w[:2]) for w in commands()}
     assert kinds == {("python", "train.py"), ("briscola", "evaluate"), ("briscola", "session"), ("briscola", "play"),
                      ("briscola", "replay"), ("briscola", "belief"), ("briscola", "concealment"),
-                     ("briscola", "tournament"), ("briscola", "sweep"), ("briscola", "exploit")}
+                     ("briscola", "tournament"), ("briscola", "sweep"), ("briscola", "exploit"), ("briscola", "field")}
 
 
 @pytest.mark.parametrize("words", commands(), ids=lambda w: " ".join(w[:3]))
