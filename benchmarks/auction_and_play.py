@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Callable
 
 from tqdm import tqdm
 
@@ -30,8 +31,9 @@ PARTS = {"card play": "hybrid:auction=heuristic,play=[{}]", "auction": "hybrid:a
          "whole": "{}"}
 
 
-def measure(specs: list[str], deals: int, seed: int) -> list[dict]:
-    """Each spec's table edge over the heuristic, by part (:data:`PARTS`), on the same deals."""
+def measure(specs: list[str], deals: int, seed: int, done: Callable[[dict], None] = lambda row: None) -> list[dict]:
+    """Each spec's table edge over the heuristic, by part (:data:`PARTS`), on the same deals; ``done(row)``
+    after each spec's row."""
     rows = []
     with tqdm(total=len(specs) * len(PARTS), desc="auction and play", unit="pair", file=sys.stderr) as bar:
         for spec in specs:
@@ -43,6 +45,7 @@ def measure(specs: list[str], deals: int, seed: int) -> list[dict]:
                 row[part] = {"spec": hybrid, "table_edge": result.table_edge, "ci": list(result.table_edge_ci)}
                 bar.update(1)
             rows.append(row)
+            done(row)
     return rows
 
 
@@ -61,10 +64,14 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="a JSON file for the figures")
     args = parser.parse_args(argv)
-    rows = measure(args.specs, args.deals, args.seed)
-    if args.out is not None:
-        args.out.write_text(json.dumps({"deals": args.deals, "seed": args.seed, "rows": rows}, indent=1) + "\n")
-    print(markdown(rows))
+    def save(row: dict) -> None:  # each row as it is done: a long run leaves what it measured
+        print(markdown([row]).splitlines()[-1], flush=True)
+        if args.out is not None:
+            rows.append(row)
+            args.out.write_text(json.dumps({"deals": args.deals, "seed": args.seed, "rows": rows}, indent=1) + "\n")
+
+    rows: list[dict] = []
+    print(markdown(measure(args.specs, args.deals, args.seed, save)))
 
 
 if __name__ == "__main__":
