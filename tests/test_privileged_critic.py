@@ -20,6 +20,7 @@ from briscola_env.worlds import decode, replay, sample_worlds, world_states  # n
 from training.config import make_config  # noqa: E402
 from training.critic import PrivilegedCritic  # noqa: E402
 from training.trainer import Trainer, policy_and_value  # noqa: E402
+from support import whole_and_resumed_runs  # noqa: E402
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
 
@@ -70,12 +71,7 @@ def test_the_critic_reads_the_sparse_view_as_the_dense_one():
 
 
 def test_a_run_with_the_privileged_critic_resumes_exactly(tmp_path):
-    extra = ["privileged_critic=true"]
-    train.main(["--config", TINY, f"run_dir={tmp_path / 'whole'}", *extra])
-    train.main(["--config", TINY, f"run_dir={tmp_path / 'split'}", "stop_after=5", *extra])
-    train.main(["--resume", str(tmp_path / "split" / "tiny-1")])
-    whole, split = (torch.load(tmp_path / part / "tiny-1" / "checkpoint.pt", weights_only=True)
-                    for part in ("whole", "split"))
+    whole, split = whole_and_resumed_runs(train.main, TINY, tmp_path, 5, ["privileged_critic=true"])
     assert all(torch.equal(whole["model"][k], split["model"][k]) for k in whole["model"])
     critic_whole, critic_split = whole["trainer"]["critic"], split["trainer"]["critic"]
     assert critic_whole.keys() == critic_split.keys() and critic_whole
