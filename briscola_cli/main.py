@@ -62,7 +62,7 @@ from evaluation.terminal import play_in_terminal, replay_in_terminal, suit_lette
 from evaluation.tournament import add_tournament_parser, run_tournament
 from webtable import add_serve_parser, serve_command
 from training.distill import DistillSettings, distill
-from training.labelling import LabelPlan, label
+from training.labelling import DEFAULT_SEARCH, LabelPlan, label
 from training.command import (DEFAULT_CONFIG, add_eval_deals_option, add_exploit_options, add_overrides,
                               add_sweep_options, exploit_command, sweep_command)
 
@@ -189,8 +189,8 @@ def concealment_report(specs: list[str], belief_path: Path, games: int, seed: in
 
 def label_command(args: argparse.Namespace) -> int:
     check_workers(args.workers)
-    plan = LabelPlan(players=tuple(args.players), search=args.search, deals=args.deals, share=args.share,
-                     chunk=args.chunk, seed=args.seed, rules=args.rules)
+    plan = LabelPlan(players=tuple(args.players), search=args.search, teacher=args.teacher, deals=args.deals,
+                     share=args.share, chunk=args.chunk, seed=args.seed, rules=args.rules)
     with tqdm(total=plan.chunks, desc="label", unit="chunk", file=sys.stderr) as bar:
         labelled = label(plan, args.out, args.workers, progress=lambda done: bar.update(done - bar.n))
     print(f"{labelled:,} labelled decisions from {plan.deals:,} deals in {args.out}")
@@ -380,13 +380,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
     ex.add_argument("out", type=Path)
-    lb = commands.add_parser("label", help="search labels for distillation: games of a mix of agents, and a search's "
-                                           "values of the actions at sampled decisions", formatter_class=HelpFormatter,
+    lb = commands.add_parser("label", help="labels for distillation: games of a mix of agents, and a search's "
+                                           "values of the actions (or a teacher's action) at sampled decisions",
+                             formatter_class=HelpFormatter,
                              description="training.labelling; run it again with the same options to go on")
     lb.add_argument("--players", nargs="+", required=True, metavar="SPEC",
                     help="agent specs; each seat of each game is one of them, drawn uniformly (strong agents for the "
                          "positions good play reaches, random for coverage)")
-    lb.add_argument("--search", default="pimc:worlds=32", help="the labeller, an agent that values actions (pimc)")
+    labeller = lb.add_mutually_exclusive_group()
+    labeller.add_argument("--search", help=f"the labeller, an agent that values actions (default: {DEFAULT_SEARCH})")
+    labeller.add_argument("--teacher", metavar="SPEC",
+                          help="label with this agent's actions instead (imitation: any agent, a hybrid say)")
     lb.add_argument("--deals", type=positive_int, default=2000, help="deals to play")
     lb.add_argument("--share", type=float, default=0.25,
                     help="share of the decisions with more than one legal action that are labelled")

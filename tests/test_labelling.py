@@ -10,13 +10,14 @@ import pytest
 import torch
 
 from agents.base import Agent
+from agents.heuristic import HeuristicAgent
 from agents.ppo import load_network
 from briscola_cli.main import main
 from briscola_env.observation import SPEC
 from briscola_env.seeds import deal_seeds
 from training.config import load_config
 from training.distill import DistillSettings, distill, held_out_rows, targets
-from training.labelling import CHUNK_FILE, LabelPlan, label, label_chunk, load_labels, start_labelling
+from training.labelling import CHUNK_FILE, DEFAULT_SEARCH, LabelPlan, label, label_chunk, load_labels, start_labelling
 from training.trainer import Trainer, training_device
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +89,27 @@ def test_a_folder_of_another_plan_or_of_other_files_is_refused_with_nothing_writ
     assert [path.name for path in (tmp_path / "other").iterdir()] == ["notes.txt"]
 
 
+def test_a_teachers_labels_are_its_actions_valued_at_the_payoff_that_followed(tmp_path):
+    plan = LabelPlan(players=("heuristic", "random"), teacher="heuristic", deals=4, chunk=2, share=0.5)
+    assert plan.search is None
+    label(plan, tmp_path / "labels")
+    labels = load_labels(tmp_path / "labels")
+    assert (labels["candidates"].sum(axis=1) == 1).all() and (labels["candidates"] <= labels["masks"]).all()
+    chosen = labels["candidates"].argmax(axis=1)
+    assert np.array_equal(chosen, HeuristicAgent().act(labels["views"], labels["masks"]))  # what it would play there
+    assert np.array_equal(labels["values"][labels["candidates"]], labels["payoffs"])
+    assert np.isnan(labels["values"][~labels["candidates"]]).all()
+    policy, value = targets(labels, temperature=0.25)
+    assert np.array_equal(policy.argmax(axis=1), chosen) and (policy.max(axis=1) == 1).all()
+    assert np.array_equal(value, labels["payoffs"])
+    with pytest.raises(ValueError, match="not both"):
+        LabelPlan(players=("heuristic",), search="pimc:worlds=2", teacher="heuristic")
+    assert LabelPlan(players=("heuristic",)).search == DEFAULT_SEARCH
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["--players", "heuristic", "--search", "pimc", "--teacher", "heuristic"], "not allowed with argument"),
+    (["--players", "heuristic", "--teacher", "nobody"], "unknown agent"),
     (["--players", "nobody"], "unknown agent"),
     (["--players", "heuristic", "--search", "random"], "cannot value actions"),
     (["--players", "heuristic", "--share", "0"], "share (of decisions labelled) must be in (0, 1]"),

@@ -7,7 +7,9 @@ of :mod:`training.labelling`, to act as the search would and to value a position
 Policy target: the softmax of the search's values of the candidate actions at ``temperature`` (in
 payoff units: the lower, the closer to the search's own greedy choice), zero on the legal actions it
 did not search; the loss is the cross-entropy of the network's masked policy to it. Value target: the
-best candidate's value (the search acts greedily), squared error weighted by ``value_coef``. The last
+best candidate's value (the search acts greedily), squared error weighted by ``value_coef``. A teacher's
+labels (``briscola label --teacher``) have one candidate each: the target is its action, valued at the
+payoff that followed, so the network learns to play as the teacher does. The last
 ``holdout`` share of the labels' deals (whole deals, never split) is held out: its loss and the share of
 its decisions where the network's top action is the search's are reported and kept in the checkpoint.
 Minibatches and the initial weights come from ``seed``; the same labels and seed give the same network

@@ -1,9 +1,10 @@
-"""Search labels for distillation (issue 18): games played by a mix of agents and, at a sampled share
-of their decisions, a search agent's estimated value of every candidate action, written in chunks.
+"""Labels for distillation: games played by a mix of agents and, at a sampled share of their decisions,
+a search agent's estimated value of every candidate action (or a teacher's action), written in chunks.
 
     briscola label --players heuristic,ppo:checkpoints/strong.pt,random --search pimc:worlds=32 \\
         --deals 20000 --share 0.25 --out runs/labels                # resumable: run it again to go on
     briscola label ... --workers 8                                   # chunks as Ray tasks
+    briscola label --players heuristic ppo:checkpoints/field.pt --teacher heuristic --share 1 ...  # imitation
 
 Each seat of each game is drawn uniformly from ``players`` (the mix: strong agents for the positions
 good play reaches, random for coverage); the search agent (any agent with PIMC's ``candidates`` and
@@ -15,6 +16,13 @@ so a second run with the same plan skips the chunks already written and one with
 refused. Every chunk is seeded from the plan's seed and its index alone (its deals come from the
 ``"label"`` stream of :mod:`briscola_env.seeds`), so its file is the same wherever and whenever it is
 written, with or without Ray.
+
+With ``--teacher SPEC`` instead of a search, the labels are imitation targets: at each sampled decision
+the teacher (any agent: ``hybrid:auction=ppo:checkpoints/field.pt,play=heuristic``, say) is asked what it
+would play from the deciding seat's view, and that action is the one candidate, valued at the payoff the
+seat got in the game actually played. Distillation then teaches the network the teacher's choices (one draw
+of a stochastic teacher's action a label: the cross-entropy to the draws is, in expectation, that to its
+distribution) on the positions the mix of players reaches, and its value head the payoffs from there.
 
 A chunk file holds, per labelled decision: ``views`` (the observation, as the environment gives it),
 ``masks`` (legal actions), ``candidates`` (the actions searched), ``values`` (the search's mean payoff
@@ -42,6 +50,7 @@ from briscola_env.observation import observation_spec
 from briscola_env.seeds import deal_seeds
 from evaluation.parallel import piece_seed, run_pieces
 
+DEFAULT_SEARCH = "pimc:worlds=32"
 MANIFEST = "labels.json"
 CHUNK_FILE = "labels-{:05d}.npz"
 LABEL_FORMAT = 1
@@ -54,8 +63,9 @@ class LabelPlan:
 
     players: tuple[str, ...]
     """Agent specs; each seat of each game is one of them, drawn uniformly."""
-    search: str = "pimc:worlds=32"
-    """The labeller: an agent spec whose agent has ``candidates(obs, mask)`` and ``action_values(obs, candidates)``."""
+    search: Optional[str] = None
+    """The labeller: an agent spec whose agent has ``candidates(obs, mask)`` and ``action_values(obs, candidates)``;
+    :data:`DEFAULT_SEARCH` when neither it nor ``teacher`` is given."""
     deals: int = 1000
     share: float = 0.25
     """The share of decisions (with more than one legal action) labelled."""
@@ -63,8 +73,17 @@ class LabelPlan:
     """Deals a chunk file (and a Ray task)."""
     seed: int = 0
     rules: str = "standard"
+    teacher: Optional[str] = None
+    """An agent spec whose actions are the labels (imitation), instead of a search's values."""
 
     def __post_init__(self):
+        if self.search is not None and self.teacher is not None:
+            raise ValueError(f"label with a search ({self.search!r}) or a teacher ({self.teacher!r}), not both")
+        if self.search is None and self.teacher is None:
+            object.__setattr__(self, "search", DEFAULT_SEARCH)
+        labeller = self.search if self.teacher is None else self.teacher
+        if not isinstance(labeller, str) or not labeller:
+            raise ValueError(f"the labeller must be an agent spec; got {labeller!r}")
         if not self.players or not all(isinstance(spec, str) and spec for spec in self.players):
             raise ValueError(f"players must be one agent spec or more; got {self.players!r}")
         for name in ("deals", "chunk"):
@@ -82,6 +101,9 @@ class LabelPlan:
         rules = preset(self.rules)
         for spec in self.players:
             make_agent(spec, rules=rules)
+        if self.teacher is not None:
+            make_agent(self.teacher, rules=rules)
+            return
         searcher = make_agent(self.search, rules=rules)
         if not all(callable(getattr(searcher, name, None)) for name in ("candidates", "action_values")):
             raise ValueError(f"--search {self.search!r} cannot value actions: it needs candidates() and "
@@ -106,7 +128,7 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     rules = preset(plan.rules)
     rng = np.random.default_rng(piece_seed(plan.seed, "label", index))
     players = [make_agent(spec, seed=int(rng.integers(2**32)), rules=rules) for spec in plan.players]
-    searcher = make_agent(plan.search, seed=int(rng.integers(2**32)), rules=rules)
+    labeller = make_agent(plan.search or plan.teacher, seed=int(rng.integers(2**32)), rules=rules)
     seeds = deal_seeds("label", plan.seed, min(plan.deals, (index + 1) * plan.chunk))[index * plan.chunk:]
     seat_agents = rng.integers(len(players), size=(len(seeds), rules.table_shape.seats))
     parts: list[dict[str, np.ndarray]] = []
@@ -117,8 +139,13 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
         chosen = ~env.state.terminated & (out.mask.sum(axis=1) > 1) & (rng.random(len(seeds)) < plan.share)
         games = np.flatnonzero(chosen)
         if games.size:
-            candidates = searcher.candidates(out.obs[games], out.mask[games])
-            values = searcher.action_values(out.obs[games], candidates)
+            if plan.teacher is None:
+                candidates = labeller.candidates(out.obs[games], out.mask[games])
+                values = labeller.action_values(out.obs[games], candidates)
+            else:  # the teacher's action, valued once the game's payoff is known
+                candidates = np.zeros(out.mask[games].shape, bool)
+                candidates[np.arange(games.size), labeller.act(out.obs[games], out.mask[games])] = True
+                values = np.zeros(candidates.shape)
             parts.append({"games": games, "views": out.obs[games], "masks": out.mask[games], "candidates": candidates,
                           "values": np.where(candidates, values, np.nan).astype(np.float32),
                           "seats": out.seat[games].astype(np.int8), "steps": np.full(games.size, step, np.int16),
@@ -130,6 +157,8 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     games = arrays.pop("games")
     arrays["deal_seeds"] = seeds[games]
     arrays["payoffs"] = state.rewards[games, arrays["seats"].astype(np.int64)].astype(np.float32)
+    if plan.teacher is not None:
+        arrays["values"] = np.where(arrays["candidates"], arrays["payoffs"][:, None], np.nan).astype(np.float32)
     save_chunk(path, arrays)
     return len(games)
 
