@@ -13,6 +13,7 @@ from agents.base import Agent
 from agents.heuristic import HeuristicAgent
 from agents.ppo import load_network
 from briscola_cli.main import main
+from briscola_env.engine import PHASE_NAMES
 from briscola_env.observation import SPEC
 from briscola_env.seeds import deal_seeds
 from training.config import load_config
@@ -146,6 +147,11 @@ def test_distillation_learns_the_labellers_choices_and_ppo_starts_from_the_disti
     labels = load_labels(tmp_path / "labels")
     chance = float(np.mean(1 / labels["masks"].sum(axis=1)))
     assert report["held_out_decisions"] > 50 and report["held_out_agreement"] > max(0.6, 2 * chance)
+    held_phases = labels["phases"][held_out_rows(labels["deal_seeds"], settings.holdout)]
+    by_phase = report["held_out_agreement_by_phase"]
+    assert set(by_phase) == {PHASE_NAMES[phase] for phase in np.unique(held_phases)} and "play" in by_phase
+    overall = sum(by_phase[PHASE_NAMES[phase]] * np.sum(held_phases == phase) for phase in np.unique(held_phases))
+    assert overall / len(held_phases) == pytest.approx(report["held_out_agreement"])
     assert distill(tmp_path / "labels", tmp_path / "again.pt", settings) == report  # seeded: the same network
     config = load_config(TINY, [f"init_from={tmp_path / 'net.pt'}", "hidden_sizes=[32, 32]", f"run_dir={tmp_path}"])
     trainer = Trainer(config, training_device("cpu"))

@@ -11,7 +11,8 @@ best candidate's value (the search acts greedily), squared error weighted by ``v
 labels (``briscola label --teacher``) have one candidate each: the target is its action, valued at the
 payoff that followed, so the network learns to play as the teacher does. The last
 ``holdout`` share of the labels' deals (whole deals, never split) is held out: its loss and the share of
-its decisions where the network's top action is the search's are reported and kept in the checkpoint.
+its decisions where the network's top action is the search's (overall and by phase) are reported and kept
+in the checkpoint.
 Minibatches and the initial weights come from ``seed``; the same labels and seed give the same network
 on CPU. The result is an exported policy (``ppo:PATH`` plays it; ``init_from`` starts PPO from it), sized
 by the rules of the labels' plan (its views' layout: a network of the monte or the four-player table
@@ -30,6 +31,7 @@ from tqdm import tqdm
 
 from agents.ppo import PolicyValueNet, save_checkpoint
 from briscola_env import preset
+from briscola_env.engine import PHASE_NAMES
 
 from .labelling import load_labels, read_plan
 
@@ -114,8 +116,12 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
         with torch.no_grad():
             _, cross_entropy, value_error, logits = losses(net.eval(), *test, settings.value_coef)
         searched_best = test[2].argmax(dim=1)  # the policy target's mode: the search's own choice
+        agree = (logits.argmax(dim=1) == searched_best).numpy()
+        phases = labels["phases"][held]
         report.update(held_out_cross_entropy=float(cross_entropy), held_out_value_mse=float(value_error),
-                      held_out_agreement=float((logits.argmax(dim=1) == searched_best).float().mean()))
+                      held_out_agreement=float(agree.mean()),
+                      held_out_agreement_by_phase={PHASE_NAMES[phase]: float(agree[phases == phase].mean())
+                                                   for phase in np.unique(phases)})
     save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes), "rules": plan.rules},
                     distillation=report)
     return report
