@@ -11,7 +11,8 @@ pieces) and cuts its work into pieces independently of the workers (:func:`deal_
 the same output with or without Ray, whatever the number of workers. ``fn`` must be a module-level
 function and the pieces and results picklable (seeds, NumPy arrays, agents), since Ray ships them
 to its workers: a piece's objects are rebuilt there from their pickles, so their classes must be
-importable there (an installed package; ``__main__``'s are shipped by value).
+importable there (an installed package; ``__main__``'s are shipped by value). A piece that fails
+raises its own exception here, whatever ran it (:func:`worker_error`).
 
 Ray is an optional dependency (``pip install -e '.[ray]'``). Without ``RAY_ADDRESS`` the call
 starts a local Ray of ``workers`` CPUs and stops it at the end; with it (``auto`` or an address,
@@ -131,4 +132,22 @@ def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: 
             done += len(finished)
             if progress:
                 progress(done)
-        return ray.get(refs)
+        try:
+            return ray.get(refs)
+        except ray.exceptions.RayTaskError as error:
+            raise worker_error(error) from None
+
+
+def worker_error(error) -> BaseException:
+    """The exception a Ray task raised, as the task raised it, for ``error``, the RayTaskError that Ray raises
+    in its place: Ray's own says it with the worker's traceback, colour codes, pid and address, which a
+    command would print as its one-line message. The worker's traceback is kept as a note, which a traceback
+    printed for an unexpected error shows. An error Ray could not bring back (unpicklable) stays Ray's."""
+    import ray
+
+    cause = getattr(error, "cause", None)
+    if not isinstance(cause, Exception) or isinstance(cause, ray.exceptions.RayError):
+        return error
+    if hasattr(cause, "add_note"):  # Python 3.11+
+        cause.add_note(f"raised in a Ray worker:\n{getattr(error, 'traceback_str', '')}".rstrip())
+    return cause

@@ -29,24 +29,33 @@ MAX_RATED_GAMES = 20_000  # duels per pair: ratings settle long before, and rati
 MIXED_GAMES_FILE = "mixed_games.jsonl"  # the recorded games of the tables with two or three copies of A
 
 
-def interval_cell(mean: float, ci: tuple) -> str:
+NO_INTERVAL = "no CI: 1 deal"
+"""What a report says in place of a 95% CI over a single deal: the bootstrap resamples that deal alone, so its
+interval is the point itself, which would read as certainty."""
+
+
+def interval_cell(mean: float, ci: tuple, deals: Optional[int] = None) -> str:
+    """``mean`` and its 95% CI ``ci``, over ``deals`` deals (if given): :data:`NO_INTERVAL` for a single deal."""
+    if deals is not None and deals < 2:
+        return f"{mean:+.3f} ({NO_INTERVAL})"
     return f"{mean:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f})"
 
 
-def _edge_cell(edge: Edge) -> str:
-    return interval_cell(edge.mean, edge.ci)
+def _edge_cell(edge: Edge, deals: int) -> str:
+    return interval_cell(edge.mean, edge.ci, deals)
 
 
 def edges_table(results: Sequence[DuplicateResult]) -> str:
     """The edges, one row a pair. With a table edge (:class:`.duplicate.TableResult`) it leads, and the
     one-against-four edges follow as its slices k = 1 and k = 4 (each from its lone agent's point of
-    view, as before); without (:func:`.duplicate.evaluate_pair`, one-sided), the one-against-four edges alone."""
+    view, as before); without (:func:`.duplicate.evaluate_pair`, one-sided), the one-against-four edges alone.
+    Over a single deal, a cell says that it has no interval (:data:`NO_INTERVAL`)."""
     if any(isinstance(r, TableResult) for r in results):
         return table_edges_table(results)
     rows = ["| A | B | deals | A's edge per hand (95% CI) | B's edge per hand (95% CI) |",
             "|---|---|---:|---|---|"]
     for r in results:
-        cells = [_edge_cell(edge) for edge in r.edges()]
+        cells = [_edge_cell(edge, r.deals) for edge in r.edges()]
         if r.one_sided:
             cells.append(r.NOT_MEASURED)
         rows.append(f"| {r.a} | {r.b} | {r.deals} | {' | '.join(cells)} |")
@@ -69,10 +78,10 @@ def table_edges_table(results: Sequence[DuplicateResult]) -> str:
             "|---|---|---:|---:|---|---|---|"]
     for r in results:
         if isinstance(r, TableResult):
-            headline = [str(r.table.tables), interval_cell(r.table_edge, r.table_edge_ci)]
+            headline = [str(r.table.tables), interval_cell(r.table_edge, r.table_edge_ci, r.deals)]
         else:
             headline = ["-", r.TABLE_EDGE_NOTE]
-        cells = [_edge_cell(edge) for edge in r.edges()] + ([r.NOT_MEASURED] if r.one_sided else [])
+        cells = [_edge_cell(edge, r.deals) for edge in r.edges()] + ([r.NOT_MEASURED] if r.one_sided else [])
         rows.append(f"| {r.a} | {r.b} | {r.deals} | {' | '.join(headline + cells)} |")
     return "\n".join(rows)
 
@@ -87,7 +96,7 @@ def table_edge_by_k_table(results: Sequence[DuplicateResult]) -> str:
             "|---|---|" + "---|" * len(slices)]
     for r in results:
         if isinstance(r, TableResult):
-            cells = [interval_cell(s.edge, s.edge_ci) for s in r.table_edge_by_k]
+            cells = [interval_cell(s.edge, s.edge_ci, r.deals) for s in r.table_edge_by_k]
             rows.append(f"| {r.a} | {r.b} | {' | '.join(cells)} |")
     return "\n".join(rows)
 
@@ -102,10 +111,9 @@ STATS_HEADER = ["| agent | among | payoff/hand (95% CI) | as caller | as partner
                 "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
 
-def _stats_row(name: str, other: str, s) -> str:
+def _stats_row(name: str, other: str, s, deals: int) -> str:
     role = [_fmt(s.role_payoff[x]) for x in ROLES]
-    ci = s.mean_payoff_ci
-    return (f"| {name} | {other} | {s.mean_payoff:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f}) | {' | '.join(role)} | "
+    return (f"| {name} | {other} | {interval_cell(s.mean_payoff, s.mean_payoff_ci, deals)} | {' | '.join(role)} | "
             f"{s.auction_win_rate:.1%} | {_fmt(s.success_rate, '.1%')} | {_fmt(s.solo_rate, '.1%')} | "
             f"{_fmt(s.points_bid_rate, '.1%')} | {_fmt(s.mean_point_contract, '.1f')} | "
             f"{s.mean_captured_points:.1f} | {s.cappotto_rate:.1%} | {_fmt(s.bid_strength_correlation, '+.2f')} |")
@@ -115,7 +123,7 @@ def stats_table(results: Sequence[DuplicateResult]) -> str:
     """Each agent's statistics; one-sided, B's are those of the all-B games (B among B's)."""
     rows = list(STATS_HEADER)
     for r in results:
-        rows += [_stats_row(hands.agent, hands.among, hands.stats) for hands in r.hands()]
+        rows += [_stats_row(hands.agent, hands.among, hands.stats, r.deals) for hands in r.hands()]
     return "\n".join(rows)
 
 

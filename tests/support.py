@@ -228,13 +228,17 @@ def play_out(table: "Table", caller_cards: str = "") -> "Table":
     return table
 
 
-def whole_and_resumed_runs(train_main, config: str, tmp_path, stop_after: int, extra: list[str]) -> tuple[dict, dict]:
+def whole_and_resumed_runs(train_main, config: str, tmp_path, stop_after: int, extra: list[str],
+                           before_resume=None) -> tuple[dict, dict]:
     """The final checkpoints of a training run made in one go and of the same run stopped after ``stop_after``
-    updates and resumed (each read with ``weights_only=True``): ``(whole, resumed)``."""
+    updates and resumed (each read with ``weights_only=True``): ``(whole, resumed)``. ``before_resume()``, if
+    given, is called between the stop and the resume (to move a file the run started from, say)."""
     import torch
 
     train_main(["--config", config, f"run_dir={tmp_path / 'whole'}", *extra])
     train_main(["--config", config, f"run_dir={tmp_path / 'split'}", f"stop_after={stop_after}", *extra])
+    if before_resume is not None:
+        before_resume()
     train_main(["--resume", str(tmp_path / "split" / "tiny-1")])
     return tuple(torch.load(tmp_path / part / "tiny-1" / "checkpoint.pt", weights_only=True)
                  for part in ("whole", "split"))

@@ -11,6 +11,8 @@ import inspect
 import itertools
 import json
 import math
+import os
+import re
 import textwrap
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -26,7 +28,7 @@ from briscola_env.rewards import REWARD_MODES
 @dataclass
 class Config:
     exp_name: str = "default"
-    """Name of the run; its folder is run_dir/exp_name-seed."""
+    """Name of the run; its folder is run_dir/exp_name-seed (so at most 235 bytes: a file name has 255)."""
     seed: int = 1
     """Seeds the deals, the sampling, the opponents and the network."""
     rules: str = "standard"
@@ -43,7 +45,8 @@ class Config:
     """Widths of the network's hidden layers."""
     init_from: str = ""
     """A policy or training checkpoint whose network starts the learner (a distilled one: briscola distill),
-    with the same hidden_sizes; its belief head, if any, is not taken. Empty: fresh weights."""
+    with the same hidden_sizes; its belief head, if any, is not taken. Empty: fresh weights. Read when the
+    run starts only: --resume takes the weights from the run's checkpoint, so the file may be gone by then."""
     learning_rate: float = 3e-4
     """Adam's step size (annealed by anneal_lr)."""
     anneal_lr: bool = True
@@ -175,6 +178,13 @@ BOUNDS = {
 }
 """The range of every numeric config key (every int and float field of Config is here)."""
 DEVICES = ("auto", "cpu", "cuda")
+MAX_EXP_NAME = 235
+"""The longest exp_name, in bytes: a file name has at most 255, and run_dir holds exp_name-seed (a seed has
+up to 19 digits: 20 bytes more) and a sweep's exp_name-sweep.json, written through exp_name-sweep.json.tmp
+(15 more)."""
+EXPONENT_FLOAT = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)[eE][-+]?\d+")
+"""A number in exponent notation (``1e-4``, ``3E-4``, ``1.5e2``), which YAML 1.1 reads as text unless it
+has a dot and a signed exponent: a float key takes it as the float it means."""
 
 
 def parse_yaml(text: str, where: str):
@@ -210,9 +220,11 @@ def parse_overrides(overrides: list[str]) -> dict:
     return values
 
 
-def make_config(values: dict) -> Config:
-    """The default config updated by ``values``, checked whole by :func:`check_config`.
-    An unknown key or a value of the wrong type is an error naming it."""
+def make_config(values: dict, resuming: bool = False) -> Config:
+    """The default config updated by ``values``, checked whole by :func:`check_config` (``resuming``: as
+    the config of a run to resume). An unknown key or a value of the wrong type is an error naming it.
+    A float key also takes a number in exponent notation that YAML 1.1 (PyYAML) reads as text, such as
+    ``3e-4`` (:data:`EXPONENT_FLOAT`)."""
     known = {f.name: f for f in fields(Config)}
     unknown = sorted(set(values) - set(known))
     if unknown:
@@ -222,15 +234,20 @@ def make_config(values: dict) -> Config:
         expected = type(getattr(config, key))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
+        elif expected is float and isinstance(value, str) and EXPONENT_FLOAT.fullmatch(value.strip()):
+            value = float(value)
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
         setattr(config, key, value)
-    check_config(config)
+    check_config(config, resuming)
     return config
 
 
-def check_config(config: Config) -> None:
-    """Every value in its range and the keys consistent with each other, or a ValueError naming the key."""
+def check_config(config: Config, resuming: bool = False) -> None:
+    """Every value in its range and the keys consistent with each other, or a ValueError naming the key.
+    ``resuming``: the config of a run to resume, whose network is in its checkpoint: init_from, read when
+    the run started, is not read again (it may have been moved or rewritten since, or be relative to
+    another folder)."""
     for key, bound in BOUNDS.items():
         value = getattr(config, key)
         if not bound.admits(value):
@@ -253,12 +270,15 @@ def check_config(config: Config) -> None:
         raise ValueError(f"config key 'device' must be one of {', '.join(DEVICES)}; got {config.device!r}")
     if not config.exp_name or Path(config.exp_name).name != config.exp_name or config.exp_name in (".", ".."):
         raise ValueError(f"config key 'exp_name' must be a plain folder name (no '/'); got {config.exp_name!r}")
+    if len(os.fsencode(config.exp_name)) > MAX_EXP_NAME:
+        raise ValueError(f"config key 'exp_name' must be at most {MAX_EXP_NAME} bytes long (it names the run's "
+                         f"folder, exp_name-seed); got one of {len(os.fsencode(config.exp_name))} bytes")
     if not config.run_dir:
         raise ValueError("config key 'run_dir' must name a folder; got ''")
     if not config.hidden_sizes or not all(type(size) is int and size > 0 for size in config.hidden_sizes):
         raise ValueError(f"config key 'hidden_sizes' must list one or more positive integers; "
                          f"got {config.hidden_sizes!r}")
-    if config.init_from:
+    if config.init_from and not resuming:
         try:
             start = load_network(config.init_from, preset(config.rules))
         except (OSError, ValueError) as error:
@@ -294,7 +314,7 @@ def resume_config(run: Path, overrides: list[str]) -> Config:
     if refused:
         raise ValueError(f"--resume cannot change {', '.join(map(repr, refused))}: it would make the run "
                          f"another one; a resumed run may override only {', '.join(RESUME_OVERRIDES)}")
-    return make_config({**saved, **changes})
+    return make_config({**saved, **changes}, resuming=True)
 
 
 

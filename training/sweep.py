@@ -20,7 +20,7 @@ import torch
 from tqdm import tqdm
 
 from agents import HeuristicAgent, RandomAgent
-from agents.ppo import PPOAgent
+from agents.ppo import PPOAgent, load_checkpoint
 from briscola_env import preset
 from briscola_env.files import write_atomically
 from evaluation import evaluate_table
@@ -28,8 +28,9 @@ from evaluation.duplicate import games_per_deal
 from evaluation.parallel import run_pieces
 from evaluation.sweep import BOOTSTRAP_RESAMPLES, aggregate, seeds_table
 from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, check_config, make_config, read_mapping
+from training.checkpoint import check_trainer_format
 from training.run_folder import RunError, run_contents, run_lock
-from training.trainer import train
+from training.trainer import check_checkpoint_matches, train
 
 SWEEP_EVAL_SEED = int.from_bytes(b"sweep-eval", "big")
 """evaluate_pair's seed for a sweep's held-out deals: the same deals for every seed of a sweep (the seeds are
@@ -53,16 +54,20 @@ class SeedRun(NamedTuple):
 def seed_run(config: Config) -> SeedRun:
     """The run of ``config`` in its folder, found as train.py leaves it, or a :class:`RunError` when the
     folder holds something a sweep cannot use as that run: no checkpoint to resume, another run's config
-    (any key a resume may not change, and total_decisions), or a run a trainer is using now."""
+    (any key a resume may not change, and total_decisions), a checkpoint that cannot be read as what the
+    run needs (:func:`check_checkpoint`), or a run a trainer is using now."""
     folder = Path(config.run_dir) / f"{config.exp_name}-{config.seed}"
     if not run_contents(folder):
         return SeedRun(config, folder, "new")
     if not (folder / "config.yaml").is_file() or not (folder / "checkpoint.pt").is_file():
         raise RunError(f"{folder} holds files but no run to resume (no config.yaml or checkpoint.pt): "
                        "move it away, or start that seed afresh with train.py overwrite=true")
-    saved = read_mapping(folder / "config.yaml")
-    theirs = dataclasses.asdict(make_config({key: value for key, value in saved.items()
-                                             if key not in ("version", "git_commit", *PER_PROCESS)}))
+    try:
+        saved = read_mapping(folder / "config.yaml")
+        theirs = dataclasses.asdict(make_config({key: value for key, value in saved.items()
+                                                 if key not in ("version", "git_commit", *PER_PROCESS)}, resuming=True))
+    except ValueError as error:
+        raise RunError(f"{folder} holds no run config this version reads: {error}") from None
     ours = dataclasses.asdict(config)
     differ = [key for key in ours if (key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir")
                                       or key == "total_decisions") and theirs[key] != ours[key]]
@@ -70,23 +75,48 @@ def seed_run(config: Config) -> SeedRun:
         raise RunError(f"{folder} holds another run than this sweep asks for: its config.yaml differs in "
                        + ", ".join(f"{key} ({theirs[key]!r}, not {ours[key]!r})" for key in differ)
                        + "; use another run_dir or exp_name, or sweep with that config")
-    if (folder / "summary.md").is_file():  # written last: the run's mark of completion
-        return SeedRun(config, folder, "finished")
+    state = "finished" if (folder / "summary.md").is_file() else "unfinished"  # summary.md: written last
+    check_checkpoint(config, folder, state)
+    if state == "finished":
+        return SeedRun(config, folder, state)
     with run_lock(folder):  # refused now, before any training, if a trainer is using the folder
-        return SeedRun(config, folder, "unfinished")
+        return SeedRun(config, folder, state)
+
+
+def check_checkpoint(config: Config, folder: Path, state: str) -> None:
+    """The checkpoint of the run of ``config`` in ``folder`` can be used as its ``state`` needs, or a one-line
+    :class:`RunError` naming it: a finished run's network is read to be measured, an unfinished run's
+    trainer state resumes it (as train.py's --resume checks it). Read now, not when the run's turn comes."""
+    path, rules = folder / "checkpoint.pt", preset(config.rules)
+    try:
+        payload = load_checkpoint(path, training=state != "finished", rules=rules)
+    except ValueError as error:
+        raise RunError(f"{error}; move {folder} away to train that run afresh") from None
+    if state != "finished":
+        check_trainer_format(payload, path)
+        check_checkpoint_matches(payload, config, path)
 
 
 def plan_sweep(config: Config, seeds: list[int], overrides: list[str], aggregate_only: bool) -> list[SeedRun]:
     """Every seed's run, checked before anything is trained or written: a ValueError (a :class:`RunError`
-    for a run folder) says what stops the sweep."""
+    for a run folder) says what stops the sweep, a line for each seed whose folder does."""
     if any(item.partition("=")[0] == "seed" for item in overrides):
         raise ValueError("--seeds gives the seeds: a seed= override does not go with it")
     if config.stop_after or config.overwrite:
         raise ValueError("stop_after and overwrite do not go with --seeds: a sweep trains every seed to the end, "
                          "reusing finished runs and resuming unfinished ones (delete a run folder to redo it)")
-    runs = [seed_run(dataclasses.replace(config, seed=seed)) for seed in seeds]
+    runs, refused = [], []
+    for seed in seeds:
+        try:
+            runs.append(seed_run(dataclasses.replace(config, seed=seed)))
+        except ValueError as error:  # RunError included
+            refused.append(str(error))
+    if len(refused) > 1:
+        raise RunError(f"{len(refused)} seeds' run folders stop the sweep:\n  " + "\n  ".join(refused))
+    if refused:
+        raise RunError(refused[0])
     for run in runs:
-        check_config(run.config)
+        check_config(run.config, resuming=run.state != "new")
     missing = [f"{run.folder} ({'no run' if run.state == 'new' else 'unfinished'})"
                for run in runs if run.state != "finished"]
     if aggregate_only and missing:

@@ -91,9 +91,10 @@ class Trainer:
     """A run's state between two updates, which its checkpoint saves, set up from its config in
     CleanRL's order: seeding, environment, agent (and its opponents). :func:`rollout`,
     :func:`update_policy`, :func:`log_update` and :func:`save_training_checkpoint` take it through
-    an update; :func:`restore` puts it back where a checkpoint left it."""
+    an update; :func:`restore` puts it back where a checkpoint left it. ``restoring``: :func:`restore`
+    follows, whose checkpoint holds the network, so config.init_from is not read (it may be gone)."""
 
-    def __init__(self, config: Config, device: torch.device):
+    def __init__(self, config: Config, device: torch.device, restoring: bool = False):
         self.config, self.device = config, device
 
         # Seeding: every random source comes from the config's seed.
@@ -118,7 +119,7 @@ class Trainer:
 
         # Agent.
         self.net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=self.rules)
-        if config.init_from:  # a distilled network, say; a belief head of its own is not taken
+        if config.init_from and not restoring:  # a distilled network, say; a belief head of its own is not taken
             start = {key: value for key, value in load_network(config.init_from, self.rules).state_dict().items()
                      if not key.startswith("belief.")}
             missing = self.net.load_state_dict(start, strict=False).missing_keys
@@ -589,7 +590,7 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     is refused (unless ``overwrite``), and one a trainer is using always is. SIGINT and SIGTERM
     stop at the next update boundary with a checkpoint, raising :class:`Interrupted`. A new run
     that ends before its first checkpoint leaves no folder behind."""
-    check_config(config)
+    check_config(config, resuming=resume is not None)
     device = training_device(config.device)
     run = Path(config.run_dir) / f"{config.exp_name}-{config.seed}" if resume is None else Path(resume)
     payload = None
@@ -661,7 +662,7 @@ def save_resumed_config(run: Path, config: Config) -> None:
 def prepared_trainer(config: Config, run: Path, payload: Optional[dict], device: torch.device) -> Optional[Trainer]:
     """A new trainer, or one where the checkpoint ``payload`` left the run (None if that run is finished,
     which is said); the folder's final results are removed if the run is to go further."""
-    trainer = Trainer(config, device)
+    trainer = Trainer(config, device, restoring=payload is not None)
     if payload is not None:
         restore(trainer, payload, run)
         if trainer.update >= trainer.num_updates and (run / "summary.md").exists():
