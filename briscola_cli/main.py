@@ -198,7 +198,7 @@ def label_command(args: argparse.Namespace) -> int:
 
 
 def distill_command(args: argparse.Namespace) -> int:
-    writable_file(args.out)  # before the work, not after
+    writable_file(args.out, args.overwrite)  # before the work, not after
     options = {name: getattr(args, name) for name in DISTILL_OPTIONS}
     settings = DistillSettings(**options, hidden_sizes=args.hidden_sizes)
     report = distill(args.labels, args.out, settings)
@@ -379,7 +379,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     add_tournament_parser(commands, HelpFormatter, agent_specs_help, positive_int)
     ex = commands.add_parser("export", help="keep only the network of a training checkpoint (to ship it)")
     ex.add_argument("checkpoint", type=Path)
-    ex.add_argument("out", type=Path)
+    ex.add_argument("out", type=Path, help="the policy's file: a new one, unless --overwrite")
+    ex.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     lb = commands.add_parser("label", help="labels for distillation: games of a mix of agents, and a search's "
                                            "values of the actions (or a teacher's action) at sampled decisions",
                              formatter_class=HelpFormatter,
@@ -404,7 +405,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     di = commands.add_parser("distill", help="train a network on search labels (then ppo:PATH, or init_from)",
                              formatter_class=HelpFormatter, description="training.distill")
     di.add_argument("labels", type=Path, help="a folder of briscola label")
-    di.add_argument("--out", type=Path, required=True, help="the network's file (an exported policy)")
+    di.add_argument("--out", type=Path, required=True, help="the network's file (an exported policy): a new one, "
+                    "unless --overwrite")
+    di.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     defaults = DistillSettings()
     di.add_argument("--hidden-sizes", type=hidden_sizes, default=defaults.hidden_sizes, metavar="W1,W2,...",
                     help=f"widths of the hidden layers (default: {','.join(map(str, defaults.hidden_sizes))})")
@@ -496,7 +499,7 @@ def field_command(args: argparse.Namespace) -> None:
 def export_command(args: argparse.Namespace) -> None:
     from agents.ppo import export_policy
 
-    writable_file(args.out)  # before the checkpoint is read: fail before the work, not after
+    writable_file(args.out, args.overwrite)  # before the checkpoint is read: fail before the work, not after
     if args.out.exists() and args.out.resolve() == args.checkpoint.resolve():
         raise ValueError(f"{args.out} is the checkpoint to export: writing there would replace it; "
                          "give another file name")

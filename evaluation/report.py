@@ -254,13 +254,18 @@ def writable_folder(folder: Path, exist_ok: bool = True) -> Path:
     return folder
 
 
-def writable_file(path: Path) -> Path:
+def writable_file(path: Path, overwrite: bool = False) -> Path:
     """Check, creating nothing, that a file can be written at ``path`` as the checkpoint writers
-    do it (creating the folders it lacks): ``path`` is not a folder and its nearest existing
+    do it (creating the folders it lacks): ``path`` is not a folder, not an existing file unless
+    ``overwrite`` (a run's checkpoint is never replaced by accident), and its nearest existing
     ancestor is a folder that takes new files; else a ValueError."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{path} is a folder; give the name of the file to write")
+    if path.exists() and not overwrite:
+        raise ValueError(f"{path} exists: give a new file name, or --overwrite to replace it")
+    if any(folder.exists() and not folder.is_dir() for folder in path.absolute().parents):
+        raise ValueError(f"{path}: a parent of it is a file, not a folder")
     writable_folder(next(folder for folder in path.absolute().parents if folder.exists()))
     return path
 

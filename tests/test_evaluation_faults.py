@@ -236,8 +236,22 @@ def test_export_to_a_folder_or_an_unwritable_place_is_refused_before_the_checkpo
 
 def test_export_onto_the_checkpoint_it_reads_is_refused(tmp_path, capsys, exportable):
     before = exportable.read_bytes()
-    error = argparse_error(capsys, ["export", str(exportable), str(tmp_path / "." / "checkpoint.pt")])
+    error = argparse_error(capsys, ["export", str(exportable), str(tmp_path / "." / "checkpoint.pt"), "--overwrite"])
     assert "is the checkpoint to export" in error
     assert exportable.read_bytes() == before
     assert main(["export", str(exportable), str(tmp_path / "sub" / "policy.pt")]) == 0
     assert (tmp_path / "sub" / "policy.pt").exists()
+
+
+def test_export_and_distill_refuse_to_overwrite_an_existing_file_unless_told(tmp_path, capsys, exportable):
+    """A run's checkpoint.pt (or any file) is never replaced by an --out that names it, unless --overwrite."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint.pt").write_bytes(b"a training checkpoint")
+    target = str(run / "checkpoint.pt")
+    assert "exists: give a new file name, or --overwrite" in argparse_error(capsys, ["export", str(exportable), target])
+    assert "exists: give a new file name, or --overwrite" in argparse_error(
+        capsys, ["distill", str(tmp_path / "no-labels"), "--out", target])
+    assert (run / "checkpoint.pt").read_bytes() == b"a training checkpoint"
+    assert main(["export", str(exportable), target, "--overwrite"]) == 0
+    assert (run / "checkpoint.pt").read_bytes() != b"a training checkpoint"
