@@ -21,6 +21,7 @@ plays those rules only) and recording them in its config.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
@@ -53,10 +54,10 @@ class DistillSettings:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1; got {value!r}")
         for name in ("learning_rate", "temperature"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be above 0; got {getattr(self, name)!r}")
-        if not self.value_coef >= 0:
-            raise ValueError(f"value_coef must be 0 or more; got {self.value_coef!r}")
+            if not (getattr(self, name) > 0 and math.isfinite(getattr(self, name))):
+                raise ValueError(f"{name} must be a finite number above 0; got {getattr(self, name)!r}")
+        if not (self.value_coef >= 0 and math.isfinite(self.value_coef)):
+            raise ValueError(f"value_coef must be a finite number, 0 or more; got {self.value_coef!r}")
         if not 0 <= self.holdout < 1:
             raise ValueError(f"holdout (the share of deals held out) must be in [0, 1); got {self.holdout!r}")
 
@@ -91,6 +92,8 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
     settings = settings or DistillSettings()
     labels, plan = load_labels(folder), read_plan(folder)
     policy, value = targets(labels, settings.temperature)
+    if not len(value):
+        raise ValueError(f"{folder} holds no labelled decision: label more deals, or a larger --share")
     held = held_out_rows(labels["deal_seeds"], settings.holdout)
     if held.all():
         raise ValueError(f"{folder}: too few labelled deals to hold {settings.holdout:.0%} of them out")
@@ -102,14 +105,21 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
     net = PolicyValueNet(list(settings.hidden_sizes), rules=preset(plan.rules))
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     rows = len(train[0])
-    for _ in tqdm(range(settings.epochs), desc="distill", unit="epoch"):
+    for epoch in tqdm(range(settings.epochs), desc="distill", unit="epoch"):
         order = torch.randperm(rows, generator=generator)
         for start in range(0, rows, settings.batch_size):
             batch = order[start:start + settings.batch_size]
             loss = losses(net, *(tensor[batch] for tensor in train), settings.value_coef)[0]
+            if not torch.isfinite(loss):  # nothing is written: a network no loader accepts is no result
+                raise ValueError(f"distillation diverged in epoch {epoch + 1} (loss {float(loss.detach())}): "
+                                 f"nothing written to {out}; try a lower --learning-rate (now "
+                                 f"{settings.learning_rate}) or --value-coef (now {settings.value_coef})")
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+    if not all(torch.isfinite(parameter).all() for parameter in net.parameters()):
+        raise ValueError(f"distillation diverged (weights that are not finite numbers): nothing written to {out}; "
+                         f"try a lower --learning-rate (now {settings.learning_rate})")
     report = {"labels": str(folder), "train_decisions": rows, "held_out_decisions": int(held.sum()),
               "settings": asdict(settings)}
     if held.any():
@@ -122,6 +132,9 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
                       held_out_agreement=float(agree.mean()),
                       held_out_agreement_by_phase={PHASE_NAMES[phase]: float(agree[phases == phase].mean())
                                                    for phase in np.unique(phases)})
-    save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes), "rules": plan.rules},
-                    distillation=report)
+    try:
+        save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes), "rules": plan.rules},
+                        distillation=report)
+    except (OSError, RuntimeError) as error:  # a full disk: torch's writer says so as a RuntimeError
+        raise ValueError(f"cannot write {out}: {error}") from None
     return report

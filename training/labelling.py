@@ -15,7 +15,9 @@ the games go on with the seat's own player. A chunk of ``chunk`` deals is one fi
 so a second run with the same plan skips the chunks already written and one with another plan is
 refused. Every chunk is seeded from the plan's seed and its index alone (its deals come from the
 ``"label"`` stream of :mod:`briscola_env.seeds`), so its file is the same wherever and whenever it is
-written, with or without Ray.
+written, with or without Ray. Each chunk is stamped with a digest of its plan and index (:data:`STAMP`):
+a chunk of another plan, a truncated file or one missing a field is refused, by name, both when a run
+goes on and when it is read, and only a finished run is read (:func:`load_labels`).
 
 With ``--teacher SPEC`` instead of a search, the labels are imitation targets: at each sampled decision
 the teacher (any agent: ``hybrid:auction=ppo:checkpoints/field.pt,play=heuristic``, say) is asked what it
@@ -33,8 +35,10 @@ the game actually played), and ``deal_seeds``, ``seats``, ``steps``, ``phases`` 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -49,12 +53,16 @@ from briscola_env.files import replace_atomically, write_atomically
 from briscola_env.observation import observation_spec
 from briscola_env.seeds import deal_seeds
 from evaluation.parallel import piece_seed, run_pieces
+from evaluation.report import writable_folder
 
 DEFAULT_SEARCH = "pimc:worlds=32"
 MANIFEST = "labels.json"
 CHUNK_FILE = "labels-{:05d}.npz"
-LABEL_FORMAT = 1
+LABEL_FORMAT = 2
 FIELDS = ("views", "masks", "candidates", "values", "payoffs", "deal_seeds", "seats", "steps", "phases")
+STAMP = "plan_stamp"
+"""A chunk's field naming its plan and index (:meth:`LabelPlan.stamp`): a chunk of another plan, or another
+chunk's file renamed, is never counted as done nor read."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,11 @@ class LabelPlan:
     def as_dict(self) -> dict:
         return {"format": LABEL_FORMAT, **dataclasses.asdict(self), "players": list(self.players)}
 
+    def stamp(self, index: int) -> str:
+        """Chunk ``index``'s :data:`STAMP`: a digest of this plan and the index."""
+        text = json.dumps(self.as_dict(), sort_keys=True) + f"#{index}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
 
 def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     """Write chunk ``index`` of ``plan`` into ``folder`` (``(plan, index, folder)``), unless it is there;
@@ -123,8 +136,7 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     plan, index, folder = piece
     path = Path(folder) / CHUNK_FILE.format(index)
     if path.is_file():
-        with np.load(path) as labels:
-            return len(labels["values"])
+        return len(read_chunk(path, plan, index)["values"])
     rules = preset(plan.rules)
     rng = np.random.default_rng(piece_seed(plan.seed, "label", index))
     players = [make_agent(spec, seed=int(rng.integers(2**32)), rules=rules) for spec in plan.players]
@@ -159,6 +171,7 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     arrays["payoffs"] = state.rewards[games, arrays["seats"].astype(np.int64)].astype(np.float32)
     if plan.teacher is not None:
         arrays["values"] = np.where(arrays["candidates"], arrays["payoffs"][:, None], np.nan).astype(np.float32)
+    arrays[STAMP] = np.array(plan.stamp(index))
     save_chunk(path, arrays)
     return len(games)
 
@@ -175,21 +188,47 @@ def empty_chunk(view_size: int) -> dict[str, np.ndarray]:
 def save_chunk(path: Path, arrays: dict[str, np.ndarray]) -> None:
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
-    replace_atomically(path, lambda temporary: temporary.write_bytes(buffer.getvalue()))
+    try:
+        replace_atomically(path, lambda temporary: temporary.write_bytes(buffer.getvalue()))
+    except OSError as error:  # a full disk, a folder made read-only meanwhile: nothing half-written is left
+        raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def read_chunk(path: Path, plan: LabelPlan, index: int) -> dict[str, np.ndarray]:
+    """The fields of chunk ``index`` of ``plan`` in ``path``; a ValueError naming the file if it is not one
+    (truncated, of another plan or index, missing a field) or its labels cannot be trained on."""
+    redo = "delete it and run the same briscola label command again to relabel it"
+    try:
+        with np.load(path) as chunk:
+            missing = [name for name in (*FIELDS, STAMP) if name not in chunk.files]
+            if missing:
+                raise ValueError(f"{path} is not a chunk of labels of this version: it lacks {', '.join(missing)}; "
+                                 + redo)
+            if str(chunk[STAMP]) != plan.stamp(index):
+                raise ValueError(f"{path} is not chunk {index} of this folder's plan ({MANIFEST}): {redo}")
+            arrays = {name: chunk[name] for name in FIELDS}
+    except (OSError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path} cannot be read ({error}): {redo}") from None
+    searched = arrays["candidates"]
+    bad = ~searched.any(axis=1) | ~np.isfinite(np.where(searched, arrays["values"], 0.0)).all(axis=1)
+    if bad.any():
+        raise ValueError(f"{path}: {int(bad.sum())} of its {len(bad)} labelled decisions have no candidate or a "
+                         f"value that is not a finite number; {redo}")
+    return arrays
 
 
 def load_labels(folder: Path) -> dict[str, np.ndarray]:
-    """Every chunk of a labelling run's ``folder``, concatenated in chunk order (finished chunks only)."""
+    """Every chunk of a finished labelling run's ``folder``, concatenated in chunk order; a ValueError
+    naming the chunks still missing if the run is unfinished, or a chunk that is not one of its plan."""
     folder = Path(folder)
     plan = read_plan(folder)
     files = [folder / CHUNK_FILE.format(index) for index in range(plan.chunks)]
-    present = [path for path in files if path.is_file()]
-    if not present:
-        raise ValueError(f"{folder} holds no chunk of labels yet: run briscola label first")
-    chunks = []
-    for path in present:
-        with np.load(path) as chunk:
-            chunks.append({name: chunk[name] for name in FIELDS})
+    missing = [path.name for path in files if not path.is_file()]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise ValueError(f"{folder} holds {plan.chunks - len(missing)} of the {plan.chunks} chunks of its plan "
+                         f"({shown} missing): run the same briscola label command again to finish it")
+    chunks = [read_chunk(path, plan, index) for index, path in enumerate(files)]
     return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in FIELDS}
 
 
@@ -197,10 +236,17 @@ def read_plan(folder: Path) -> LabelPlan:
     manifest = Path(folder) / MANIFEST
     if not manifest.is_file():
         raise ValueError(f"{folder} is not a labelling run: it has no {MANIFEST}")
-    values = json.loads(manifest.read_text(encoding="utf-8"))
-    if values.pop("format", None) != LABEL_FORMAT:
-        raise ValueError(f"{manifest} is of another format than this version's ({LABEL_FORMAT})")
-    return LabelPlan(**{**values, "players": tuple(values["players"])})
+    try:
+        values = json.loads(manifest.read_text(encoding="utf-8"))
+        if values.pop("format", None) != LABEL_FORMAT:
+            raise ValueError(f"{manifest} is of another format than this version's ({LABEL_FORMAT}): "
+                             "label again into a new folder")
+        unknown = sorted(set(values) - {field.name for field in dataclasses.fields(LabelPlan)})
+        if unknown:
+            raise ValueError(f"{manifest} holds keys a labelling plan has not: {', '.join(unknown)}")
+        return LabelPlan(**{**values, "players": tuple(values["players"])})
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError, KeyError, TypeError) as error:
+        raise ValueError(f"{manifest} is not a labelling plan ({type(error).__name__}: {error})") from None
 
 
 def start_labelling(plan: LabelPlan, folder: Path) -> None:
@@ -218,8 +264,11 @@ def start_labelling(plan: LabelPlan, folder: Path) -> None:
         return
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ValueError(f"{folder} is not empty and holds no labelling run: give a new or empty folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomically(folder / MANIFEST, json.dumps(plan.as_dict(), indent=2) + "\n")
+    writable_folder(folder, exist_ok=True)  # a parent that is a file, a read-only place: one line, nothing made
+    try:
+        write_atomically(folder / MANIFEST, json.dumps(plan.as_dict(), indent=2) + "\n")
+    except OSError as error:
+        raise ValueError(f"cannot write {folder / MANIFEST}: {error.strerror or error}") from None
 
 
 def label(plan: LabelPlan, folder: Path, workers: int = 0,
