@@ -56,15 +56,18 @@ def serve():
 
 
 class Browser:
-    """One browser session: the cookie the page gave it, sent with every request."""
+    """One browser session: the cookie the server gave it, sent with every request. ``load``: load the page
+    and make the page's first API call, as a browser does, taking the cookie its answer sets."""
 
     def __init__(self, server: WebTableServer, load: bool = True):
         self.port = server.server_address[1]
         self.cookie = None
         if load:
-            status, headers, _ = self.raw("GET", "/")
-            assert status == 200
-            self.cookie = headers["Set-Cookie"].split(";")[0]
+            for path in ("/", "/api/config"):
+                status, headers, _ = self.raw("GET", path, headers={"Sec-Fetch-Site": "same-origin"})
+                assert status == 200
+                self.cookie = headers["Set-Cookie"].split(";")[0] if "Set-Cookie" in headers else self.cookie
+            assert self.cookie
 
     def raw(self, method, path, body: bytes = b"", headers=None):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -129,9 +132,7 @@ def test_the_page_its_assets_and_the_session_cookie(serve):
     server = serve(settings())
     browser = Browser(server, load=False)
     status, headers, page = browser.raw("GET", "/")
-    assert status == 200 and headers["Content-Type"].startswith("text/html")
-    cookie = headers["Set-Cookie"]
-    assert cookie.startswith("briscola_session=") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert status == 200 and headers["Content-Type"].startswith("text/html") and "Set-Cookie" not in headers
     assert "default-src 'self'" in headers["Content-Security-Policy"]
     linked = re.findall(rb'(?:src|href)="([^"]*)"', page)
     assert linked and all(link.startswith(b"/static/") for link in linked)  # offline: nothing from elsewhere
@@ -139,9 +140,13 @@ def test_the_page_its_assets_and_the_session_cookie(serve):
         status, _, data = browser.raw("GET", asset)
         assert status == 200 and data
         assert b"http" not in data.replace(b'xmlns="http://www.w3.org/2000/svg"', b"") and b"href" not in data
+    status, headers, _ = browser.raw("GET", "/api/config", headers={"Sec-Fetch-Site": "same-origin"})
+    cookie = headers["Set-Cookie"]  # the page's first API call starts its session
+    assert cookie.startswith("briscola_session=") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
     browser.cookie = cookie.split(";")[0]
-    status, headers, _ = browser.raw("GET", "/")
-    assert status == 200 and "Set-Cookie" not in headers  # a known session keeps its cookie
+    for path in ("/", "/api/config"):
+        status, headers, _ = browser.raw("GET", path)
+        assert status == 200 and "Set-Cookie" not in headers  # a known session keeps its cookie
 
 
 def test_no_request_path_reaches_the_filesystem(serve):
@@ -165,15 +170,20 @@ def test_a_refused_request_s_body_is_not_read_as_the_next_request(serve):
     connection.close()
 
 
-def test_api_requests_need_a_session_the_server_gave(serve):
+def test_api_requests_use_only_sessions_the_server_gave(serve):
+    """A token the server did not give names no session: from another site the request is refused,
+    from the table's page it starts a session of the server's own making."""
     server = serve(settings())
     stranger = Browser(server, load=False)
-    refused(stranger.get("/api/config"), 403, "load the page")
-    refused(stranger.post("/api/play/new"), 403, "load the page")
-    stranger.cookie = "briscola_session=made-up-token"
-    refused(stranger.get("/api/play/state"), 403, "no session")
-    stranger.cookie = 'briscola_session="unterminated'
-    refused(stranger.get("/api/config"), 403, "no session")
+    for cookie in (None, "briscola_session=made-up-token", 'briscola_session="unterminated'):
+        stranger.cookie = cookie
+        refused(stranger.call("GET", "/api/config", headers={"Sec-Fetch-Site": "cross-site"}), 403, "no session")
+        refused(stranger.call("POST", "/api/play/new", {}, headers={"Sec-Fetch-Site": "cross-site"}), 403,
+                "another site")
+        status, headers, _ = stranger.raw("GET", "/api/config", headers={"Sec-Fetch-Site": "same-origin"})
+        assert status == 200 and headers["Set-Cookie"].startswith("briscola_session=")
+        assert "made-up-token" not in headers["Set-Cookie"]
+    assert len(server.store) == 3
 
 
 def test_a_foreign_host_name_is_refused(serve):
@@ -341,7 +351,7 @@ def test_a_record_that_cannot_be_written_is_said_and_the_hand_stands(tmp_path):
     while not table.over:
         moves = table.view(viewer=0)["moves"]
         table.act(text_to_action(first_move({"moves": moves})))
-    assert table.hands_played == 1 and "could not write the record" in table.view(viewer=0)["record_error"]
+    assert table.hands_played == 1 and "was not recorded" in table.view(viewer=0)["record_error"]
 
 
 # --- watch ---------------------------------------------------------------------------------

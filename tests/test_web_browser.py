@@ -257,3 +257,40 @@ def test_point_bids_are_typed_and_checked(open_page, tmp_path):
     finally:
         points_server.shutdown()
         points_server.server_close()
+
+
+def test_a_record_that_cannot_be_written_is_shown_on_the_page_until_a_later_one_is(open_page, tmp_path):
+    folder = tmp_path / "records"
+    folder.mkdir()
+    recording = start_server("standard", folder)
+    try:
+        page = open_page(recording)
+        assert page.is_hidden("#record-warning")
+        folder.rmdir()  # the folder goes away: this hand cannot be written
+        play_hand_through_the_api(page, recording)
+        click(page, '#modes button[data-mode="play"]')  # the page draws the finished hand
+        assert phase(page) == "done" and page.is_visible("#record-warning")
+        warning = page.inner_text("#record-warning")
+        assert "Hand 1 was not recorded" in warning and "No such file or directory" in warning
+        folder.mkdir()
+        click(page, "#next-hand")
+        assert page.is_visible("#record-warning")  # the next hand is not written yet
+        play_hand_through_the_api(page, recording)
+        click(page, '#modes button[data-mode="play"]')
+        assert phase(page) == "done" and page.is_hidden("#record-warning")
+        assert len(list(records.read(next(folder.glob("play-*.jsonl"))))) == 1
+        assert page.errors == []
+    finally:
+        recording.shutdown()
+        recording.server_close()
+
+
+def play_hand_through_the_api(page, on: WebTableServer) -> None:
+    """Play the page's hand to its end through its session's API (the first legal move each turn)."""
+    view = page.request.get(on.url + "api/play/state").json()
+    while view["phase"] != "done":
+        moves = view["moves"]
+        options = [rank["move"] for rank in moves["ranks"] if rank["legal"]][:1] if not view["auction"] else []
+        options += (["pass"] if moves["pass"] else []) + [card["move"] for card in moves["calls"] + moves["plays"]]
+        options += [f"bid {moves['points']['lowest']}"] if moves["points"] else []
+        view = page.request.post(on.url + "api/play/act", data={"move": options[0]}).json()

@@ -10,20 +10,23 @@ ValueError saying what was wrong before the server starts, as the other commands
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from pathlib import Path
 from typing import Optional
 
-from agents import make_agent
 from briscola_env import preset
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import PRESETS
 from evaluation.report import writable_folder
 
-from .server import WebTableServer
+from .pool import AgentPool
+from .server import WebTableServer, ip_address
 from .sessions import Settings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?", re.IGNORECASE)
 
 ABOUT = """\
 A local web page with the table, in three modes:
@@ -74,15 +77,30 @@ def add_serve_parser(subcommands, formatter_class: type = HelpFormatter) -> argp
                              "play session), and offer its .jsonl files in replay mode (default: nothing written, "
                              "and replay mode opens files from your computer only)")
     parser.add_argument("--host", default=DEFAULT_HOST,
-                        help="the address to listen on; another than 127.0.0.1 lets other machines play at your "
-                             "table (the server is meant for a trusted network only)")
+                        help="the address to listen on (0.0.0.0: every address of this machine); another than "
+                             "127.0.0.1 lets other machines play at your table and replay your records: a trusted "
+                             "network only. Requests must name this machine by an address of it or its host name")
+    parser.add_argument("--allow-host", nargs="+", default=None, metavar="NAME",
+                        help="more names (or addresses) of this machine that requests may name it by, such as the "
+                             "name other machines reach it by on your network (default: none but its addresses, "
+                             "localhost and its host name)")
     parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="the port (0: any free port)")
     parser.add_argument("--log-requests", action="store_true", help="print every request on stderr")
     return parser
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    """The server's settings from the parsed arguments, every agent spec built once to check it."""
+def allowed_hosts(names) -> list[str]:
+    """``--allow-host``'s names, checked: each a bare host name or IP address (no scheme, port or path)."""
+    for name in names:
+        if not (HOST_NAME.fullmatch(name) or ip_address(name) is not None):
+            raise ValueError(f"--allow-host: {name!r} is not a host name or an IP address; give the bare name, "
+                             "as in --allow-host table.lan 192.168.1.20 (no http://, port or path)")
+    return list(names)
+
+
+def settings_from(args: argparse.Namespace, agents: Optional[AgentPool] = None) -> Settings:
+    """The server's settings from the parsed arguments, every agent spec built once to check it: by
+    ``agents``, which then holds them for the server's tables (default: a pool used for the check only)."""
     opponents, watchers = list(args.opponents), list(args.watch or args.opponents[:1])
     if len(opponents) not in (1, NUM_SEATS - 1):
         raise ValueError(f"--opponents: give one agent spec (for the four other seats) or four, in seat order; "
@@ -94,8 +112,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
     if rules.table_shape != preset("standard").table_shape:  # the page draws five seats of 8 cards, no discards
         raise ValueError(f"--rules {args.rules}: the web table seats five players without a monte; "
                          "evaluate agents at that table with briscola evaluate --rules NAME")
+    agents = AgentPool(rules) if agents is None else agents
+    if agents.rules != rules:
+        raise ValueError(f"the agent pool given plays other rules than --rules {args.rules}")
     for spec in dict.fromkeys(opponents + watchers):  # each spec once, so a bad one fails here, not in a page
-        make_agent(spec, seed=0, rules=rules)
+        agents.prototype(spec)
     record = writable_folder(args.record) if args.record is not None else None
     return Settings(opponents=tuple(opponents * (NUM_SEATS - 1) if len(opponents) == 1 else opponents),
                     seat=args.seat, watchers=tuple(watchers * NUM_SEATS if len(watchers) == 1 else watchers),
@@ -103,19 +124,42 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def make_server(args: argparse.Namespace) -> WebTableServer:
-    """The server ``args`` describe, listening (not yet serving); a ValueError if it cannot be."""
-    settings = settings_from(args)
+    """The server ``args`` describe, listening (not yet serving); a ValueError if it cannot be. Each
+    network is loaded once, to check its spec, and then shared by the server's tables."""
+    hosts = allowed_hosts(args.allow_host or [])
+    agents = AgentPool(preset(args.rules))
+    settings = settings_from(args, agents)
     try:
-        return WebTableServer(settings, args.host, args.port, quiet=not args.log_requests)
+        return WebTableServer(settings, args.host, args.port, quiet=not args.log_requests, allow_hosts=hosts,
+                              agents=agents)
     except OSError as error:
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}"
                          + ("; choose another --port" if args.port else "")) from None
 
 
+def exposure_warning(server: WebTableServer) -> Optional[str]:
+    """What to tell the person who starts a server that listens beyond this machine (None if it does not):
+    who can reach it, what they can do, and which names it answers to."""
+    if server.loopback:
+        return None
+    host, port = server.server_address[:2]
+    where = f"every address of this machine ({host})" if server.every_address else host
+    records = server.settings.record_folder
+    names = ", ".join(["its addresses", "localhost", server.machine_name, *sorted(server.allow_hosts)])
+    return (f"warning: listening on {where}, port {port}: anyone who can reach this machine can play at this table"
+            + (f" and replay every record in {records}" if records else "")
+            + f"; run it on a trusted network only. It answers requests that name this machine ({names}); "
+            "--allow-host NAME adds a name.")
+
+
 def serve_command(args: argparse.Namespace, server: Optional[WebTableServer] = None) -> int:
-    """Run ``briscola serve`` from its parsed ``args`` until Ctrl-C; returns the exit status (0)."""
+    """Run ``briscola serve`` from its parsed ``args`` until Ctrl-C; returns the exit status (0). A server
+    that listens beyond this machine is said on stderr first (:func:`exposure_warning`)."""
     server = server or make_server(args)
     settings = server.settings
+    warning = exposure_warning(server)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     print(f"Briscola table at {server.url} (rules {settings.rules_name}): play against "
           f"{', '.join(dict.fromkeys(settings.opponents))}, watch {', '.join(dict.fromkeys(settings.watchers))}"
           + (f"; your games are recorded in {settings.record_folder}" if settings.record_folder else "")

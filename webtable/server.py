@@ -6,11 +6,18 @@ standard library serves in a page of code, with nothing to install or keep up to
 nothing that can fail to import offline. Like every development server it is meant for one
 machine, not the internet; these are the guards for that:
 
-- it binds to 127.0.0.1 unless told otherwise, and while bound to a loopback address it answers
-  only requests whose ``Host`` is a loopback name (a page elsewhere cannot reach it through a
-  rebound DNS name);
-- each browser gets a session cookie (random, ``HttpOnly``, ``SameSite=Strict``) on loading the
-  page, and its own games; an API request without a known session is refused;
+- it binds to 127.0.0.1 unless told otherwise, and it answers only requests whose ``Host`` names
+  this machine (:meth:`WebTableServer.answers_to`): a loopback name or address; bound to another
+  address (``--host 0.0.0.0``: every address), also the address the request came in on and the
+  machine's host name; and the names given with ``--allow-host``. So a page elsewhere cannot reach it
+  through a rebound DNS name, on whatever address it listens;
+- each browser gets a session cookie (random, ``HttpOnly``, ``SameSite=Strict``) with the answer to
+  its first API call, and its own games. Only the table's own page, or a request that no page sent
+  (a browser's ``Sec-Fetch-Site`` is ``same-origin`` or ``none``, or absent outside browsers), can
+  start a session: loading the page starts none, and a request from another site without the
+  session's cookie is refused, so other sites can neither start sessions nor, by starting many, push
+  a player's out of the store (:class:`.sessions.SessionStore` never drops a game in use);
+- a connection that sends nothing for :data:`CONNECTION_TIMEOUT` seconds is closed;
 - a POST must be ``application/json`` (so no cross-site form can send one) of at most
   :data:`MAX_BODY` bytes;
 - the page and its assets are read from the package once, at start, and served from memory by
@@ -23,8 +30,9 @@ machine, not the internet; these are the guards for that:
 Endpoints (bodies and answers JSON; a game's answer is the view the page draws, see
 :meth:`.tables.Table.view`)::
 
-    GET  /                         the page (and the session cookie)
-    GET  /api/config               the modes' agents, the rules, whether games are recorded
+    GET  /                         the page
+    GET  /api/config               the modes' agents, the rules, whether games are recorded (the page's
+                                   first call: its answer brings the session cookie)
     GET  /api/play/state           POST /api/play/new {}          POST /api/play/next {}
     POST /api/play/act {"move": "bid R"} or {"action": 3}   (action text as in the records, or its id)
     GET  /api/watch/state          POST /api/watch/new {"face_up": false}    POST /api/watch/step {}
@@ -34,9 +42,12 @@ Endpoints (bodies and answers JSON; a game's answer is the view the page draws, 
     POST /api/replay/seek {"position": 12}
 
 A request that cannot be taken gets a 4xx and ``{"error": "<what was wrong and what is allowed>"}``,
-and changes nothing: 400 a malformed request, 403 no session or a foreign Host, 404 no such path
-or file, 405 the wrong method, 409 not now (an illegal move, a hand not over, no game started),
-413 a body too large, 415 not JSON, 422 a record that does not replay.
+and changes nothing: 400 a malformed request, 403 a foreign Host or, without a session, a request
+from another site, 404 no such path or file, 405 the wrong method, 408 a body that did not come in
+time, 409 not now (an illegal move, a hand not over, no game started), 413 a body too large, 415 not
+JSON, 422 a record that does not replay or that the page cannot show (another table than five seats
+without a monte, text that is not Unicode). A new browser when every session kept holds a game in
+use gets a 503 (try again later).
 """
 
 from __future__ import annotations
@@ -50,7 +61,7 @@ from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 from urllib.parse import urlsplit
 
 from briscola_env import __version__
@@ -58,12 +69,15 @@ from briscola_env.actions import NUM_ACTIONS, text_to_action
 from briscola_env.cards import FACE_ORDER, FACE_POINTS, FACE_SYMBOLS
 from briscola_env.render import printable
 
+from .pool import AgentPool
 from .replay import Replay, record_file, record_files, record_in_file, record_in_text
-from .sessions import BrowserSession, SessionStore, Settings
+from .sessions import BrowserSession, SessionsFull, SessionStore, Settings
 from .tables import NotNow
 
 COOKIE = "briscola_session"
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST: room for a large record file opened from the browser
+CONNECTION_TIMEOUT = 30.0  # seconds a connection may wait for a request (or the rest of one) before it is closed
+SESSION_STARTERS = ("same-origin", "none")  # the Sec-Fetch-Site values that may start a session
 ASSETS = {  # request path -> (file of the package's static folder, content type)
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/table.css": ("table.css", "text/css; charset=utf-8"),
@@ -261,8 +275,10 @@ def replay_open(settings, session, body) -> dict:
                                                '"text" (the JSON Lines of a record file read by the browser)')
     game = int_field(body, "game", 0, default=0)
     record, source = _record_named(settings, body, game) if "file" in body else _record_sent(body, game)
-    session.replay = Replay(record, source, game)
-    return session.replay.view()
+    replay = Replay(record, source, game)
+    view = replay.view()  # drawn before the session's replay changes: a record that fails here changes nothing
+    session.replay = replay
+    return view
 
 
 def replay_seek(settings, session, body) -> dict:
@@ -297,15 +313,33 @@ ROUTES: dict[str, dict[str, Endpoint]] = {  # path -> method -> endpoint
 
 # --- HTTP ----------------------------------------------------------------------------------
 
-def is_loopback(host: str) -> bool:
+def ip_address(text: str):
+    """``text`` as an IP address (IPv6 in brackets or not; an IPv4-mapped IPv6 address as its IPv4 one),
+    or None if it is not one."""
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(text.strip("[]"))
     except ValueError:
-        return host in LOOPBACK_NAMES
+        return None
+    return getattr(address, "ipv4_mapped", None) or address
+
+
+def is_loopback(host: str) -> bool:
+    address = ip_address(host)
+    return address.is_loopback if address is not None else host.lower() in LOOPBACK_NAMES
+
+
+def host_name(text: str) -> str:
+    """The host of a ``Host`` header (``name``, ``name:port``, ``[v6]:port``): lowercase, without the port,
+    the brackets or a final dot; empty if there is none."""
+    try:
+        return (urlsplit("//" + text).hostname or "").rstrip(".")
+    except ValueError:  # an unbalanced bracket, say
+        return ""
 
 
 class Handler(BaseHTTPRequestHandler):
     server: "WebTableServer"
+    new_session: Optional[str] = None  # the token of a session this request started, for its answer's cookie
     server_version = "briscola-webtable"
     sys_version = ""  # the Server header names no Python version
     protocol_version = "HTTP/1.1"
@@ -314,14 +348,18 @@ class Handler(BaseHTTPRequestHandler):
         if not self.server.quiet:
             sys.stderr.write(printable(f"{self.address_string()} {format % args}") + "\n")
 
-    def _send(self, status: HTTPStatus, payload: bytes, content_type: str, cookie: Optional[str] = None) -> None:
+    def setup(self) -> None:
+        self.timeout = self.server.connection_timeout  # a connection idle this long is closed
+        super().setup()
+
+    def _send(self, status: HTTPStatus, payload: bytes, content_type: str) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
         for name, value in SECURITY_HEADERS.items():
             self.send_header(name, value)
-        if cookie:
-            self.send_header("Set-Cookie", f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict")
+        if self.new_session:  # started by this request: the browser keeps it from now on
+            self.send_header("Set-Cookie", f"{COOKIE}={self.new_session}; Path=/; HttpOnly; SameSite=Strict")
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
@@ -329,7 +367,11 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
     def _send_json(self, status: HTTPStatus, answer: dict) -> None:
-        self._send(status, json.dumps(answer, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8")
+        try:
+            payload = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # text that is not Unicode (a lone surrogate) goes as JSON's \u escapes
+            payload = json.dumps(answer).encode("ascii")
+        self._send(status, payload, "application/json; charset=utf-8")
 
     def _token(self) -> Optional[str]:
         try:
@@ -339,12 +381,27 @@ class Handler(BaseHTTPRequestHandler):
         return morsel.value if morsel else None
 
     def _check_host(self) -> None:
-        if not self.server.loopback:
-            return
-        host = urlsplit("//" + self.headers.get("Host", "")).hostname or ""
-        if not is_loopback(host):
-            raise ApiError(HTTPStatus.FORBIDDEN, f"this table answers only on this machine, at {self.server.url}; "
-                                                 f"the Host {printable(self.headers.get('Host', ''))!r} is refused")
+        host = self.headers.get("Host", "")
+        if not self.server.answers_to(host, self.connection.getsockname()[0]):
+            raise ApiError(HTTPStatus.FORBIDDEN, f"this table answers only on this machine, at {self.server.url} "
+                                                 "(another name of it: start it with --allow-host NAME); "
+                                                 f"the Host {printable(host)[:200]!r} is refused")
+
+    def _session(self) -> BrowserSession:
+        """The session of the request's cookie, or a new one if the request may start it (the table's own
+        page, or no page); its cookie then goes with the answer."""
+        session = self.server.store.get(self._token())
+        if session is not None:
+            return session
+        site = self.headers.get("Sec-Fetch-Site")
+        if site is not None and site.strip().lower() not in SESSION_STARTERS:
+            raise ApiError(HTTPStatus.FORBIDDEN, f"no session, and a request from another site ({printable(site)[:40]}"
+                                                 f") cannot start one: open the table at {self.server.url}")
+        try:
+            self.new_session, session = self.server.store.create()
+        except SessionsFull as error:
+            raise ApiError(HTTPStatus.SERVICE_UNAVAILABLE, str(error)) from None
+        return session
 
     def _body(self) -> dict:
         length = self.headers.get("Content-Length", "0")
@@ -353,7 +410,13 @@ class Handler(BaseHTTPRequestHandler):
         if int(length) > MAX_BODY:
             raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body is {int(length):,} bytes; "
                                                                 f"at most {MAX_BODY:,} are taken")
-        data = self.rfile.read(int(length))
+        try:
+            data = self.rfile.read(int(length))
+        except TimeoutError:
+            raise ApiError(HTTPStatus.REQUEST_TIMEOUT, f"the body of {int(length):,} bytes did not come within "
+                                                       f"{self.server.connection_timeout:g} s") from None
+        if len(data) < int(length):
+            raise ApiError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(data):,} of its {int(length):,} bytes")
         self.body_read = True
         kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if kind != "application/json":
@@ -368,12 +431,15 @@ class Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError as error:
             raise ApiError(HTTPStatus.BAD_REQUEST, f"the body is not JSON: {error.msg} at character {error.pos}") \
                 from None
+        except RecursionError:
+            raise ApiError(HTTPStatus.BAD_REQUEST, "the body is JSON nested too deeply to read; the API's bodies "
+                                                   "nest no more than an object of plain values") from None
         if not isinstance(body, dict):
             raise ApiError(HTTPStatus.BAD_REQUEST, f"the body must be a JSON object; got a {type(body).__name__}")
         return body
 
     def _handle(self) -> None:
-        self.body_read = False
+        self.body_read, self.new_session = False, None
         try:
             self._check_host()
             path = urlsplit(self.path).path
@@ -386,54 +452,92 @@ class Handler(BaseHTTPRequestHandler):
                 raise ApiError(HTTPStatus.METHOD_NOT_ALLOWED, f"{path} takes {', '.join(methods)}, "
                                                               f"not {self.command}")
             body = self._body() if self.command == "POST" else {}
-            session = self.server.store.get(self._token())
-            if session is None:
-                raise ApiError(HTTPStatus.FORBIDDEN, "no session, or one this server does not know (it may have "
-                                                     "restarted): load the page at / again")
+            session = self._session()
             with session.lock:
                 answer = methods[self.command](self.server.settings, session, body)
             self._send_json(HTTPStatus.OK, answer)
         except ApiError as error:
             if self.command == "POST" and not self.body_read:
                 self.close_connection = True  # its unread body would be taken for the next request
-            self._send_json(error.status, {"error": str(error)})
+            self._refused(error.status, str(error))
         except NotNow as error:
-            self._send_json(HTTPStatus.CONFLICT, {"error": str(error)})
+            self._refused(HTTPStatus.CONFLICT, str(error))
         except Exception as error:  # a fault of the server's own: said to the page, the traceback to the log
             traceback.print_exc()
             self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"the server failed: {error!r}"})
 
+    def _refused(self, status: HTTPStatus, message: str) -> None:
+        """Answer a refusal; a session the request started goes with it, so that nothing has changed."""
+        if self.new_session:
+            self.server.store.discard(self.new_session)
+            self.new_session = None
+        self._send_json(status, {"error": message})
+
     def _page(self, path: str) -> None:
-        name, content_type = ASSETS[path]
-        cookie = None
-        if path == "/" and self.server.store.get(self._token()) is None:
-            cookie, _ = self.server.store.create()
-        self._send(HTTPStatus.OK, self.server.assets[path], content_type, cookie)
+        """The page or an asset, the same for everyone: loading it starts no session."""
+        self._send(HTTPStatus.OK, self.server.assets[path], ASSETS[path][1])
 
     do_GET = do_POST = do_HEAD = _handle
 
     def _not_allowed(self) -> None:
+        self.new_session = None
         self._send_json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"{self.command} is not used here; GET and POST are"})
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed
 
 
 class WebTableServer(ThreadingHTTPServer):
-    """The server of one ``briscola serve``: its settings, its browser sessions, the page in memory."""
+    """The server of one ``briscola serve``: its settings, its browser sessions, the page in memory.
+
+    ``allow_hosts``: more names (or addresses) the ``Host`` of a request may give (:meth:`answers_to`);
+    ``agents``: the pool the sessions' tables take their agents from (default: one of its own)."""
 
     daemon_threads = True  # a browser's open connection does not keep the command from ending
 
-    def __init__(self, settings: Settings, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False):
+    def __init__(self, settings: Settings, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False,
+                 allow_hosts: Sequence[str] = (), agents: Optional[AgentPool] = None):
         self.settings, self.quiet = settings, quiet
-        self.store = SessionStore(settings)
+        self.store = SessionStore(settings, agents=agents)
         static = resources.files("webtable") / "static"
         self.assets = {path: (static / name).read_bytes() for path, (name, _) in ASSETS.items()}
         self.loopback = is_loopback(host)
+        self.allow_hosts = frozenset(host_name(name) for name in allow_hosts)
+        self.machine_name = socket.gethostname().lower().rstrip(".")
+        self.connection_timeout = CONNECTION_TIMEOUT
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), Handler)
 
     @property
+    def every_address(self) -> bool:
+        """Whether it listens on every address of the machine (``--host 0.0.0.0``, ``::`` or ``""``)."""
+        return ip_address(self.server_address[0]).is_unspecified
+
+    @property
     def url(self) -> str:
+        """The address to open in a browser on this machine (a loopback one when it listens on all)."""
         host, port = self.server_address[:2]
+        if self.every_address:
+            host = "::1" if self.address_family == socket.AF_INET6 else "127.0.0.1"
         return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+
+    def answers_to(self, host: str, local_address: str) -> bool:
+        """Whether a request whose ``Host`` header is ``host``, come in on this machine's address
+        ``local_address``, is answered: its host names this machine (a loopback name or address; unless
+        the server listens on loopback only, also ``local_address`` and the machine's host name) or is one of
+        ``allow_hosts``. A page of another site reaching the server through a DNS name rebound to this
+        machine sends its own name, which is none of these."""
+        name = host_name(host)
+        if not name:
+            return False
+        if name in self.allow_hosts or is_loopback(name):
+            return True
+        if self.loopback:
+            return False
+        address = ip_address(name)
+        return name == self.machine_name if address is None else address == ip_address(local_address)
+
+    def handle_error(self, request, client_address) -> None:
+        """A connection the browser dropped or that timed out ends quietly; any other fault is printed."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)

@@ -12,7 +12,10 @@ moves one action at a time (:meth:`Table.step`).
 A request the game cannot take now (a move that is not legal, a move after the end of the
 hand, the next hand before this one ends) raises :class:`NotNow` before anything changes.
 With a record file, each finished hand is appended to it as a game record
-(:mod:`briscola_env.records`), the person's seat named ``human`` among the agents' specs.
+(:mod:`briscola_env.records`), the person's seat named ``human`` among the agents' specs; a hand
+that cannot be written stands, and the view's ``record_error`` says so until a later hand is written.
+The agents come from an :class:`.pool.AgentPool`, which loads each network once for all the tables
+of a server.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence
 
-from agents import AECPolicy, make_agent
+from agents import AECPolicy
 from briscola_env import raw_env, records
 from briscola_env.actions import action_to_text
 from briscola_env.cards import NUM_CARDS, NUM_SEATS
@@ -28,6 +31,7 @@ from briscola_env.engine import PHASE_NAMES, Phase
 from briscola_env.rules import RulesConfig
 from evaluation.terminal import describe_moves, hand_outcome
 
+from .pool import AgentPool
 from .view import moves_view, table_view
 
 HUMAN = "human"  # the person's seat among a record's agents
@@ -55,17 +59,23 @@ def deal_of(game) -> list[int]:
 class Table:
     """Hands of Briscola Chiamata at five seats: ``specs[s]`` an agent spec, or None for the person.
 
-    ``record_file``: a JSON Lines file each finished hand is appended to (None: no records)."""
+    ``record_file``: a JSON Lines file each finished hand is appended to (None: no records). ``agents``:
+    the server's :class:`.pool.AgentPool`, whose networks the table's agents share (None: a pool of the
+    table's own)."""
 
     def __init__(self, specs: Sequence[Optional[str]], seed: Optional[int], rules: RulesConfig,
-                 record_file: Optional[Path] = None):
+                 record_file: Optional[Path] = None, agents: Optional[AgentPool] = None):
         if len(specs) != NUM_SEATS or sum(spec is None for spec in specs) > 1:
             raise ValueError(f"a table has {NUM_SEATS} seats, each an agent spec or the one person (None); "
                              f"got {list(specs)!r}")
+        agents = AgentPool(rules) if agents is None else agents
+        if agents.rules != rules:
+            raise ValueError("agents: the pool's agents play other rules than the table's; give a pool of the "
+                             "table's rules (AgentPool(rules)), or none")
         self.rules = rules
         self.person = next((s for s, spec in enumerate(specs) if spec is None), None)
         self.labels = [HUMAN if spec is None else spec for spec in specs]
-        self.policies = {s: AECPolicy(make_agent(spec, seed=None if seed is None else seed + s, rules=rules))
+        self.policies = {s: AECPolicy(agents.agent(spec, None if seed is None else seed + s))
                          for s, spec in enumerate(specs) if spec is not None}
         self.record_file = record_file
         self.record_error: Optional[str] = None
@@ -145,9 +155,11 @@ class Table:
             try:
                 records.write(self.record_file, [records.record(self.rules, self.deal, self.game.dealer,
                                                                 [a for _, a in self.moves], self.labels)])
-            except OSError as error:  # the hand stands; the page says the record was not written
-                self.record_error = f"could not write the record to {self.record_file.name}: " \
-                                    f"{error.strerror or error}"
+            except OSError as error:  # the hand stands; the page says it was not recorded, until one is
+                self.record_error = f"hand {self.hands_played} was not recorded: could not write to " \
+                                    f"{self.record_file.name}: {error.strerror or error}"
+            else:
+                self.record_error = None
 
     # --- what the page shows ------------------------------------------------------------------
 

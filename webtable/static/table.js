@@ -320,9 +320,18 @@ function drawStatus(view) {
   $("#status").textContent = parts.join(" · ");
 }
 
+// A hand that could not be written to the record folder: said until a later hand is written.
+function drawRecordWarning(view) {
+  const problem = state.mode === "play" ? view.record_error : null;
+  $("#record-warning").hidden = !problem;
+  $("#record-warning").textContent = problem ? `${problem[0].toUpperCase()}${problem.slice(1)}. The game goes ` +
+    "on; the next hands are recorded once the record folder can be written again." : "";
+}
+
 function show(view) {
   state.view = view;
   document.body.dataset.phase = view.phase;
+  drawRecordWarning(view);
   drawSeats(view);
   drawCenter(view);
   drawSide(view);
@@ -354,6 +363,7 @@ function clearTable() {
   }
   $("#trick-label").textContent = $("#standing").textContent = "";
   $("#result").hidden = true;
+  $("#record-warning").hidden = true;
 }
 
 // --- the modes ---------------------------------------------------------------------------
