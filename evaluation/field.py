@@ -57,7 +57,7 @@ class Member:
     search: bool = False
 
 
-SHIPPED = ("field.pt", "league_exploiter.pt", "strong.pt", "league.pt", "no_demo.pt", "distilled.pt")
+SHIPPED = ("imitation.pt", "field.pt", "league_exploiter.pt", "strong.pt", "league.pt", "no_demo.pt", "distilled.pt")
 """The shipped networks in ``checkpoints/`` the field holds, by the names that never change meaning (best.pt is
 a copy of the headline one among them, so it is not played twice)."""
 
@@ -165,8 +165,8 @@ def field_markdown(spec: str, rows: list[FieldRow]) -> str:
     for row in rows:
         r, stats = row.result, row.result.stats_a
         deals = f"{row.deals}" + (f", {row.tables} tables" if row.tables else "")
-        lines.append(f"| {row.member.spec} | {deals} | {interval_cell(r.table_edge, r.table_edge_ci)} | "
-                     f"{interval_cell(r.edge_b, r.edge_b_ci)} | {_rate(stats.auction_win_rate)} | "
+        lines.append(f"| {row.member.spec} | {deals} | {interval_cell(r.table_edge, r.table_edge_ci, row.deals)} | "
+                     f"{interval_cell(r.edge_b, r.edge_b_ci, row.deals)} | {_rate(stats.auction_win_rate)} | "
                      f"{_rate(stats.success_rate)} | {_rate(stats.solo_rate)} | "
                      f"{_payoff(stats.role_payoff.get('solo'))} |")
     worst = min(rows, key=lambda row: row.result.table_edge).result
@@ -174,7 +174,8 @@ def field_markdown(spec: str, rows: list[FieldRow]) -> str:
     own = own_table(rows[0].result)
     lines += ["", f"at its own table (five copies, {own['hands']} deals): a contract in {_rate(own['contract_rate'])} "
                   f"of the hands, {_rate(own['contracts_made'])} of them made"]
-    lines += ["", f"minimum table edge over the field: {interval_cell(worst.table_edge, worst.table_edge_ci)} "
+    minimum = interval_cell(worst.table_edge, worst.table_edge_ci, worst.deals)
+    lines += ["", f"minimum table edge over the field: {minimum} "
                   f"against {worst.b}; every interval above 0: {every}"]
     return "\n".join(lines)
 

@@ -65,7 +65,7 @@ from briscola_env.rules import PRESETS, RulesConfig, resolve_rules
 from briscola_env.seeds import deal_seeds as purpose_deal_seeds
 
 from .parallel import add_work_arguments, check_workers, chunk_size, deal_chunks, piece_seed, run_pieces
-from .report import MAX_RATED_GAMES, claim_folder
+from .report import MAX_RATED_GAMES, claim_folder, interval_cell
 
 DEAL_PURPOSE = "tournament"  # the deal stream of briscola_env.seeds: disjoint from the training deals
 PINNED_AGENT = "heuristic"  # pinned at rating 0 when in the population
@@ -377,8 +377,6 @@ def play_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, t
 
 # --- reports ------------------------------------------------------------------------------------
 
-def _interval(mean: float, ci) -> str:
-    return f"{mean:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f})"
 
 
 def results_markdown(result: TournamentResult) -> str:
@@ -392,12 +390,14 @@ def results_markdown(result: TournamentResult) -> str:
              "|---:|---|---|---:|---:|---:|---:|---:|"]
     for rank, k in enumerate(result.order, 1):
         skill = result.openskill[result.names[k]]
-        ci = "pinned at 0" if k == result.pinned else _interval(result.ratings[k], result.ratings_ci[k])
+        ci = "pinned at 0" if k == result.pinned else \
+            interval_cell(result.ratings[k], result.ratings_ci[k], result.deals)
         lines.append(f"| {rank} | {result.names[k]} | {ci} | {skill['ordinal']:.2f} | {skill['mu']:.2f} | "
                      f"{skill['sigma']:.2f} | {counts[k].sum()} | {mean[k]:+.3f} |")
     lines += ["", "| A | B | A's rating - B's (95% CI) |", "|---|---|---|"]
     for a, b in combinations(result.order, 2):
-        lines.append(f"| {result.names[a]} | {result.names[b]} | {_interval(*result.difference(a, b))} |")
+        difference = interval_cell(*result.difference(a, b), result.deals)
+        lines.append(f"| {result.names[a]} | {result.names[b]} | {difference} |")
     if result.bootstrap_left_out:
         lines += ["", f"{result.bootstrap_left_out} of {BOOTSTRAP_SAMPLES} bootstrap resamples left out: their deals "
                       "did not identify the ratings"]
