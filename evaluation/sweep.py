@@ -121,6 +121,8 @@ def aggregate(scores, seed: int = 0, reps: int = BOOTSTRAP_RESAMPLES, level: flo
 
 
 def _cell(value: float, ci) -> str:
+    if ci[0] == ci[1] == value:  # a bootstrap over one deal (or one seed) resamples it alone: no interval
+        return f"{value:+.3f} (no CI: one deal or seed)"
     return f"{value:+.3f} ({ci[0]:+.3f}, {ci[1]:+.3f})"
 
 
