@@ -31,7 +31,7 @@ policy), which must give log-probabilities (``log_probabilities(obs, mask)``, as
 ``pimc:worlds=32,rollout=ppo:checkpoints/strong.pt,weights=policy``, or with heuristic rollouts
 ``pimc:worlds=32,weights=policy,model=ppo:checkpoints/strong.pt``.
 
-``belief`` is the hook for a belief model (issue 7): a callable taking the
+``belief`` is the hook for a belief model (:mod:`agents.belief`): a callable taking the
 observations ``(n, spec.size)`` and the sampled deals ``(n, worlds, 40)``
 (each card's seat, relative to the observer) and returning ``(n, worlds)``
 non-negative weights for the worlds, which multiply those above.

@@ -212,7 +212,7 @@ class TableResult(PairResult):
     """:class:`PairResult` and A's table edge over every mix of the two agents (:mod:`.table_edge`):
     ``table_edge``, ``table_edge_ci`` and ``table_edge_by_k``, A's point of view, per hand. What it
     has of :class:`PairResult` (``games``, ``actions``, :meth:`records`, the edges, statistics and
-    ratings) is of the twelve games a deal, as before; the tables with two or three copies of A
+    ratings) is of the twelve games a deal; the tables with two or three copies of A
     are in ``mixed_seating``, ``mixed_actions`` and :meth:`mixed_records`."""
 
     table: TableEdge = field(repr=False)

@@ -48,7 +48,7 @@ def _edge_cell(edge: Edge, deals: int) -> str:
 def edges_table(results: Sequence[DuplicateResult]) -> str:
     """The edges, one row a pair. With a table edge (:class:`.duplicate.TableResult`) it leads, and the
     one-against-four edges follow as its slices k = 1 and k = 4 (each from its lone agent's point of
-    view, as before); without (:func:`.duplicate.evaluate_pair`, one-sided), the one-against-four edges alone.
+    view); without (:func:`.duplicate.evaluate_pair`, one-sided), the one-against-four edges alone.
     Over a single deal, a cell says that it has no interval (:data:`NO_INTERVAL`)."""
     if any(isinstance(r, TableResult) for r in results):
         return table_edges_table(results)
@@ -302,7 +302,7 @@ def write(results: Sequence[DuplicateResult], rated: dict, folder: Path, meta: d
           record_rules: Optional[RulesConfig] = None) -> None:
     """Write the run folder (one :func:`claim_folder` gave): if ``record_rules`` are given, every
     game under them, the twelve (six one-sided) a deal of :func:`.duplicate.duplicate_layout` in
-    ``games.jsonl`` as before, and the tables with two or three copies of A of a table edge in
+    ``games.jsonl``, and the tables with two or three copies of A of a table edge in
     ``mixed_games.jsonl``; then ``plots/``, ``results.md``, and ``results.json``, last and
     atomically, so that it is there only once everything else is."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -299,10 +299,7 @@ def plan_tournament(agents: Sequence[Agent], names: Sequence[str], deals: int, t
                          f"the same cards, and the ratings are not identified; got {tables!r}")
     pinned = _pinned_index(names, pin)
     seeds = purpose_deal_seeds(DEAL_PURPOSE, seed, int(deals))
-    rng = np.random.default_rng(seed)
-    for _ in agents:  # once the agents' seeds (now drawn per chunk: _play_chunk), kept so each seed seats as before
-        rng.integers(2**32)
-    seating = seating_design(len(agents), int(deals), int(tables), rng, seats)
+    seating = seating_design(len(agents), int(deals), int(tables), np.random.default_rng(seed), seats)
     check_identified(seating, len(agents), pinned)
     return TournamentPlan(seed, int(tables), pinned, seeds, seating)
 
@@ -340,8 +337,7 @@ def play_planned(plan: TournamentPlan, agents: Sequence[Agent], names: Sequence[
     with the same results; ``progress(n)`` after each, with the deals done. Then rate the agents:
     least squares with its bootstrap, and OpenSkill. The agents are reseeded for each batch from
     the plan's seed and the batch's index: the same plan and chunk, the same games, whatever the
-    workers (an agent that draws random numbers plays other games than before batches were seeded
-    apart, when one generator per agent ran on across them; deterministic ones play as before)."""
+    workers."""
     workers = check_workers(workers)
     seats = resolve_rules(rules).table_shape.seats
     if plan.seating.shape[-1] != seats:

@@ -1,4 +1,4 @@
-"""Distillation of search into the policy-value network (issue 18): the network learns, from the labels
+"""Distillation of search into the policy-value network: the network learns, from the labels
 of :mod:`training.labelling`, to act as the search would and to value a position as it does.
 
     briscola distill runs/labels --out runs/distilled.pt              # then: ppo:runs/distilled.pt

@@ -1,4 +1,4 @@
-"""Several training seeds of one config (issue 17): each seed's run in its folder (reused if finished,
+"""Several training seeds of one config: each seed's run in its folder (reused if finished,
 resumed if not), each seed's final network measured on held-out deals, and the mean, interquartile
 mean and bootstrap intervals over seeds (:mod:`evaluation.sweep`), in this process or one Ray task a
 seed (:mod:`evaluation.parallel`), with the same report either way.

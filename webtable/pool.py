@@ -11,7 +11,7 @@ remembered), unless the spec sets its own ``seed=``, which the copy keeps as bui
 acts exactly as ``make_agent(spec, seed=seed, rules=rules)`` would, with the weights in memory once.
 
 An agent class whose objects cannot be deep-copied (one holding a lock or an open file, say) is built
-from its spec for each seat instead, as before: correct, only not shared.
+from its spec for each seat instead: correct, only not shared.
 """
 
 from __future__ import annotations
