@@ -12,9 +12,14 @@ def bootstrap_ci(per_deal: np.ndarray, rng: np.random.Generator, samples: int = 
     """Percentile bootstrap interval of the mean of ``per_deal`` values (one per deal:
     a deal's seats share the cards, so they are resampled together)."""
     picks = rng.integers(0, len(per_deal), size=(samples, len(per_deal)))
-    means = per_deal[picks].mean(axis=1)
+    return percentile_interval(per_deal[picks].mean(axis=1), level)
+
+
+def percentile_interval(values: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    """The central ``level`` interval of bootstrap ``values``: their quantiles ``(1 - level) / 2`` and
+    ``(1 + level) / 2``."""
     tail = (1 - level) / 2
-    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
+    return float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))
 
 
 def resample_deals(deals: int, rng: np.random.Generator, samples: int = SAMPLES) -> np.ndarray:

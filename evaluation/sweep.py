@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .bootstrap import LEVEL, percentile_interval
+
 MIN_SEEDS = 2  # a bootstrap over one seed has nothing to resample
 BOOTSTRAP_RESAMPLES = 50_000  # rliable's default (get_interval_estimates' reps)
 IQM_CUT = 0.25  # the share of the scores trimmed at each end
@@ -81,7 +83,7 @@ def stratified_resamples(matrix: np.ndarray, rng: np.random.Generator, reps: int
 
 
 def bootstrap_ci(scores, statistic: str, seed: int, reps: int = BOOTSTRAP_RESAMPLES,
-                 level: float = 0.95) -> tuple[float, float]:
+                 level: float = LEVEL) -> tuple[float, float]:
     """Percentile interval at ``level`` of ``statistic`` (a key of :data:`STATISTICS`) over
     :func:`stratified_resamples` of the seeds, drawn from ``np.random.default_rng(seed)``:
     the same seed, the same interval."""
@@ -91,9 +93,8 @@ def bootstrap_ci(scores, statistic: str, seed: int, reps: int = BOOTSTRAP_RESAMP
         raise ValueError(f"reps must be a whole number of at least 1; got {reps!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1); got {level!r}")
-    values = STATISTICS[statistic](stratified_resamples(score_matrix(scores), np.random.default_rng(seed), reps))
-    tail = (1 - level) / 2
-    return float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))
+    return percentile_interval(
+        STATISTICS[statistic](stratified_resamples(score_matrix(scores), np.random.default_rng(seed), reps)), level)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class SeedAggregate:
         return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
 
 
-def aggregate(scores, seed: int = 0, reps: int = BOOTSTRAP_RESAMPLES, level: float = 0.95) -> SeedAggregate:
+def aggregate(scores, seed: int = 0, reps: int = BOOTSTRAP_RESAMPLES, level: float = LEVEL) -> SeedAggregate:
     """The mean and the IQM of ``scores`` (per seed, or ``(seeds, tasks)``), with their stratified
     bootstrap intervals over seeds; each interval from its own generator of ``seed``, as rliable
     computes each aggregate's interval on its own."""

@@ -13,9 +13,9 @@ from agents import make_agent
 from briscola_env.cards import NUM_SEATS
 from briscola_env.seeds import deal_seeds
 from briscola_cli.main import HelpFormatter, positive_int
-from evaluation.tournament import (DEAL_PURPOSE, add_tournament_parser, bootstrap_ratings, check_identified,
-                                   fit_ratings, meetings, play_tournament, run_tournament, seat_counts,
-                                   seating_design)
+from evaluation.ratings import bootstrap_ratings, check_identified, fit_ratings
+from evaluation.tournament import (DEAL_PURPOSE, add_tournament_parser, meetings, play_tournament, run_tournament,
+                                   seat_counts, seating_design)
 
 KNOWN_ORDER = ["heuristic", "heuristic:noise=0.5", "random"]
 
