@@ -4,10 +4,11 @@ The rules it implements, with every variant, are specified in ``docs/RULES.md``.
 
 Modules: :mod:`.cards` (card tables and names), :mod:`.actions` (the 151-id
 action space), :mod:`.rules` (the rules config and presets), :mod:`.engine`
-(the batched NumPy engine), :mod:`.observation` (each player's view),
-:mod:`.batched_env` (N games at once, for training), :mod:`.pettingzoo_env`
-(the PettingZoo AEC environment, also as :func:`env` and :func:`raw_env`) and
-:mod:`.reference` (a plain one-game implementation, the tests' oracle). One seat
+(the batched NumPy engine), :mod:`.game` (one hand over the engine, as plain
+values), :mod:`.observation` (each player's view), :mod:`.batched_env` (N games
+at once, for training), :mod:`.pettingzoo_env` (the PettingZoo AEC environment,
+also as :func:`env` and :func:`raw_env`) and :mod:`.reference` (a plain one-game
+implementation of the rules, the tests' oracle, which no other module uses). One seat
 against four agents, as a Gymnasium env, is :class:`agents.SingleSeatEnv`.
 
 On PettingZoo 1.27 and later, importing the package also registers :data:`ENV_ID`

@@ -1,100 +1,120 @@
-"""Every seat's observation of one scalar game, kept up to date an action at a time.
+"""Every seat's observation of one :class:`~briscola_env.game.Game`, kept up to date an action at a time.
 
-The single-game counterpart of :class:`~briscola_env.batched_env.BatchedEnv`'s
-views, for the PettingZoo environment: NumPy calls on a batch of one cost
-more than the rules themselves, so one hand is played by the plain
-:class:`~briscola_env.reference.ReferenceGame` and its views are written here
-entry by entry. The layout is :data:`briscola_env.observation.SPEC`, and the
-tests check these views against :func:`briscola_env.observation.encode` of
-the batched engine on the same games.
+The single-game counterpart of :class:`~briscola_env.batched_env.BatchedEnv`'s views, for the
+PettingZoo environment. The game is a batch of one engine state, but a full vectorized encoding
+(:func:`briscola_env.observation.encode`) of one game costs several times an engine step, so
+the views are written here entry by entry from the state's values read as Python ints: the
+history as each action is played, the state of play when a seat observes. The layout is
+:func:`briscola_env.observation.observation_spec`'s, and the tests check these views against
+:func:`~briscola_env.observation.encode` on the same games.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
 from .actions import PASS, PLAY_OFFSET
 from .cards import NUM_CARDS
 from .engine.codes import Phase
+from .game import Game, card_bits
 from .observation import NUM_BIDS, observation_spec
-from .reference import ReferenceGame
+
+
+@lru_cache(maxsize=None)
+def history_offsets(seats: int, size: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """``(by_seat, passes_by_seat)`` for views of ``size`` entries at a table of ``seats``: ``by_seat[s]``
+    holds, for each viewer, the flat index of his view's start in a ``(seats, size)`` array plus the
+    relative seat ``r`` of ``s``; ``passes_by_seat[s]`` the same with ``r`` times the width of an
+    ``auction_passes`` row. Plus a section's offset, the history entries an action of ``s`` sets."""
+    viewers = np.arange(seats)
+    relative = [(seat - viewers) % seats for seat in range(seats)]
+    by_seat = tuple(viewers * size + r for r in relative)
+    passes_by_seat = tuple(viewers * size + r * (NUM_BIDS + 1) for r in relative)
+    for array in by_seat + passes_by_seat:
+        array.setflags(write=False)
+    return by_seat, passes_by_seat
 
 
 class GameViews:
     """Every seat's view of ``game``; call :meth:`step` instead of ``game.step``."""
 
-    def __init__(self, game: ReferenceGame):
+    def __init__(self, game: Game):
         self.game = game
-        self.spec = observation_spec(game.rules)
-        self.seats = game.rules.table_shape.seats
-        self._start = {name: section.start for name, section in self.spec.sections.items()}
-        self._views = np.zeros((self.seats, self.spec.size), dtype=self.spec.dtype)  # only the history kept current
+        self.spec = spec = observation_spec(game.rules)
+        shape = game.rules.table_shape
+        self.seats, self.tricks, self.has_monte = shape.seats, shape.tricks, bool(shape.monte_size)
+        self._start = {name: section.start for name, section in spec.sections.items()}
+        # Every seat's view, of which only the history is written: the state of play stays all 0, so that
+        # a copy of a row is the start of an observation.
+        self._views = np.zeros((self.seats, spec.size), dtype=spec.dtype)
+        self._by_seat, self._passes_by_seat = history_offsets(self.seats, spec.size)
 
     def step(self, action: int) -> None:
         """Play ``action`` in the game and add it to every seat's history."""
-        game, start, seats, tricks = self.game, self._start, self.seats, self.game.rules.table_shape.tricks
-        seat, phase, standing, trick = game.current_player, game.phase, game.high_bid, len(game.trick_winners)
-        game.step(action)
-        views = self._views
-        for viewer in range(seats):
-            r = (seat - viewer) % seats
-            if phase == Phase.AUCTION and action == PASS:
-                views[viewer, start["auction_passes"] + r * (NUM_BIDS + 1) + standing] = 1
-            elif phase == Phase.AUCTION:
-                views[viewer, start["auction_bids"] + (action - 1) * seats + r] = 1
-            elif phase == Phase.PLAY:
-                card = action - PLAY_OFFSET
-                views[viewer, start["played_by"] + card * seats + r] = 1
-                views[viewer, start["played_in_trick"] + card * tricks + trick] = 1
+        state, start, seats = self.game.state, self._start, self.seats
+        seat, phase = state.current_player.item(0), state.phase.item(0)
+        standing, trick = state.high_bid.item(0), state._cards_played.item(0) // seats
+        self.game.step(action)
+        flat = self._views.reshape(-1)
+        if phase == Phase.AUCTION and action == PASS:
+            flat[self._passes_by_seat[seat] + (start["auction_passes"] + standing)] = 1
+        elif phase == Phase.AUCTION:
+            flat[self._by_seat[seat] + (start["auction_bids"] + (action - 1) * seats)] = 1
+        elif phase == Phase.PLAY:
+            card = action - PLAY_OFFSET
+            flat[self._by_seat[seat] + (start["played_by"] + card * seats)] = 1
+            self._views[:, start["played_in_trick"] + card * self.tricks + trick] = 1
 
     def observe(self, seat: int) -> np.ndarray:
         """``(spec.size,)`` uint8, a new array: the game as ``seat`` sees it."""
-        game, start, seats, spec = self.game, self._start, self.seats, self.spec
-        obs = np.zeros(spec.size, dtype=spec.dtype)
-        obs[spec.history] = self._views[seat, spec.history]
-
-        def one(name: str, index: int) -> None:
-            obs[start[name] + index] = 1
-
-        def rel(other: int) -> int:
-            return (other - seat) % seats
-
-        mine = game.hands[seat]
-        obs[list(mine)] = 1  # hand, at 0..39
-        unseen = {c for s in range(seats) if s != seat for c in game.hands[s]} | game.discards
-        if game.caller < 0:
-            unseen |= game.monte  # nobody has taken it
-        if "monte" in start:
-            done = game.phase == Phase.DONE
-            for name, cards, shown in (("monte", game.monte, (seat == game.caller) or done),
-                                       ("discards", game.discards, seat == game.caller or done)):
-                if shown:
-                    obs[[start[name] + c for c in cards]] = 1
-                    unseen -= cards
-        obs[[start["unseen"] + c for c in unseen]] = 1
-        one("phase", game.phase)
-        one("dealer", rel(game.dealer))
-        if game.current_player >= 0:
-            one("to_act", rel(game.current_player))
-        one("high_bid", game.high_bid)
-        if game.high_bidder >= 0:
-            one("high_bidder", rel(game.high_bidder))
-        if game.called_card >= 0:
-            one("caller", rel(game.caller))
-            one("called_card", game.called_card)
-            one("trump", game.trump)
-            obs[start["i_hold_called"]] = game.called_card in mine
-        if game.phase == Phase.PLAY:
-            trick = game.tricks[-1] if len(game.tricks) > len(game.trick_winners) else []
-            for place, (_, card) in enumerate(trick):
-                one("current_trick", place * NUM_CARDS + card)
-            one("trick_leader", rel(trick[0][0] if trick else game.current_player))
-        if game.phase in (Phase.PLAY, Phase.DONE):
-            one("trick_index", len(game.trick_winners))
-        for r in range(seats):
-            obs[start["captured_points"] + r] = game.captured_points[(seat + r) % seats]
-            obs[start["tricks_won"] + r] = game.tricks_won[(seat + r) % seats]
-        if game.partner_revealed:
-            obs[start["partner_revealed"]] = 1
-            one("partner", rel(game.partner))
+        state, start = self.game.state, self._start
+        obs = self._views[seat].copy()  # the history, and zeros for the state of play
+        hands = state.hidden.hand_bits[0].tolist()
+        mine = hands[seat]
+        phase, caller = state.phase.item(0), state.caller.item(0)
+        held = 0  # the cards not played yet: the hands, the discards, the monte while nobody has taken it
+        for hand in hands:
+            held |= hand
+        seen = mine
+        if self.has_monte:
+            monte, discards = state.hidden.monte.item(0), state.hidden.discards.item(0)
+            held |= discards | (monte if caller < 0 else 0)
+            if seat == caller or phase == Phase.DONE:  # his own monte and discards; everyone's at the end
+                obs[start["monte"]:start["discards"] + NUM_CARDS] = card_bits(monte, discards)
+                seen |= monte | discards
+        obs[:2 * NUM_CARDS] = card_bits(mine, held & ~seen)  # hand, then unseen
+        for at in self._ones(seat, mine, held):  # (a handful: one at a time costs least)
+            obs[at] = 1
+        for name, values in (("captured_points", state.captured_points), ("tricks_won", state.tricks_won)):
+            values = values[0].tolist()
+            obs[start[name]:start[name] + self.seats] = values[seat:] + values[:seat]  # by relative seat
         return obs
+
+    def _ones(self, seat: int, mine: int, held: int) -> list[int]:
+        """The indices of the state of play's one-hot entries and flags that are 1 for ``seat``, who
+        holds ``mine``, while the cards ``held`` are not played yet."""
+        state, start, seats = self.game.state, self._start, self.seats
+        phase = state.phase.item(0)
+        ones = [start["phase"] + phase, start["dealer"] + (state.dealer.item(0) - seat) % seats,
+                start["high_bid"] + state.high_bid.item(0)]
+        for name, other in (("to_act", state.current_player.item(0)), ("high_bidder", state.high_bidder.item(0))):
+            if other >= 0:
+                ones.append(start[name] + (other - seat) % seats)
+        called = state.called_card.item(0)
+        if called >= 0:
+            ones += [start["caller"] + (state.caller.item(0) - seat) % seats, start["called_card"] + called,
+                     start["trump"] + state.trump.item(0)]
+            if mine >> called & 1:
+                ones.append(start["i_hold_called"])
+            if not held >> called & 1:  # played: everyone has seen who holds it
+                ones += [start["partner_revealed"], start["partner"] + (state.hidden.partner.item(0) - seat) % seats]
+        trick, placed = divmod(state._cards_played.item(0), seats)
+        if phase == Phase.PLAY:
+            cards = state.trick_cards[0, trick, :placed].tolist()
+            ones += [start["current_trick"] + place * NUM_CARDS + card for place, card in enumerate(cards)]
+            ones.append(start["trick_leader"] + (state.trick_leaders.item(trick) - seat) % seats)
+        if phase in (Phase.PLAY, Phase.DONE):
+            ones.append(start["trick_index"] + trick)
+        return ones

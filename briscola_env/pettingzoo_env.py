@@ -73,9 +73,9 @@ with ``step(None)``; ``step`` or ``last`` after every agent has stepped out,
 or any call but ``reset`` before the first hand, raises a ``RuntimeError``
 saying so.
 
-One hand is played by the scalar :class:`~briscola_env.reference.ReferenceGame`
-(the rules implementation the batched engine is tested against): for a single
-game, plain Python is several times faster than NumPy calls on a batch of one.
+One hand is a :class:`~briscola_env.game.Game`: a batch of one of the batched engine, stepped by
+:func:`~briscola_env.engine.step_one`, so this environment plays by the very rules implementation
+that training and evaluation use.
 """
 
 from __future__ import annotations
@@ -89,13 +89,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_to_text
-from .cards import NUM_CARDS
-from .engine import MAX_SEED, PHASE_NAMES, Hidden, Phase, State, deal_from_seeds, hands_to_deal, init_from_deals
-from .engine.bits import CARD_BIT
-from .engine.deal import hand_bits
+from .engine import MAX_SEED, PHASE_NAMES, Phase, deal_from_seeds, hands_to_deal
+from .game import Game
 from .game_view import GameViews
 from .observation import ObservationSpec, check_obs_dtype, encode_privileged, observation_spec, privileged_spec
-from .reference import ReferenceGame
 from .render import render_text
 from .rewards import check_reward_mode, rewards_for
 from .rules import RulesConfig, resolve_rules
@@ -125,10 +122,6 @@ def observation_box(spec: ObservationSpec, dtype: np.dtype) -> spaces.Box:
 def _is_seat(value, seats: int) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
         and 0 <= value < seats
-
-
-def _card_set(cards) -> np.uint64:
-    return np.uint64(sum(int(CARD_BIT[c]) for c in cards))
 
 
 class raw_env(AECEnv):
@@ -172,7 +165,7 @@ class raw_env(AECEnv):
         self.state_space = observation_box(self.state_spec, self.obs_dtype)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._rng = np.random.default_rng()
-        self.game: Optional[ReferenceGame] = None
+        self.game: Optional[Game] = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -197,14 +190,12 @@ class raw_env(AECEnv):
         if "hands" in options:
             if "dealer" not in options:
                 raise ValueError(f'options "hands" needs a "dealer" too ({seats})')
-            deal = hands_to_deal(options["hands"], options.get("monte"), self.rules).tolist()
+            deal = hands_to_deal(options["hands"], options.get("monte"), self.rules)
         else:
             deals, dealers = deal_from_seeds(self._rng.integers(0, MAX_SEED, 1), self.rules)
-            deal = deals[0].tolist()
+            deal = deals[0]
             dealer = int(dealers[0]) if dealer is None else int(dealer)
-        self.game = ReferenceGame(self.rules, deal, dealer)  # checks the dealer
-        self._deal = deal
-        self._engine_game: Optional[State] = None  # built by the first state() call of the hand
+        self.game = Game(self.rules, deal, dealer)
         self._views = GameViews(self.game)
 
         self.agents = self.possible_agents[:]
@@ -215,7 +206,6 @@ class raw_env(AECEnv):
         self._set_phase_infos()
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._observed: dict[str, dict] = {}
-        self._legal: Optional[list[int]] = None
 
     def _check_hand(self, call: str, needs_agents: bool = True) -> None:
         """A clear error instead of a KeyError for calls out of order (PettingZoo's wrappers
@@ -235,9 +225,10 @@ class raw_env(AECEnv):
         if agent not in self._seat:
             raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         if agent not in self._observed:  # cached until the next step
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             if agent == self.agent_selection and not self.game.terminated:
-                mask[self._legal_actions()] = 1
+                mask = self.game.legal_mask().copy()  # the caller's own array, as the view is
+            else:
+                mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             view = self.spec.in_dtype(self._views.observe(self._seat[agent]), self.obs_dtype)
             self._observed[agent] = {"observation": view, "action_mask": mask}
         return self._observed[agent]
@@ -248,24 +239,8 @@ class raw_env(AECEnv):
         centralized critics only."""
         self._check_hand("state", needs_agents=False)
         game = self.game
-        if self._engine_game is None:
-            # A batch of one engine game, so that state() is the very encoding BatchedEnv.privileged()
-            # uses. encode_privileged reads only its hidden part, which is kept current below.
-            self._engine_game = init_from_deals(np.array([self._deal]), np.array([game.dealer]), self.rules)
-        holder = np.full((1, NUM_CARDS), -1, dtype=np.int8)  # -1: played, held by nobody
-        for seat, hand in enumerate(game.hands):
-            holder[0, list(hand)] = seat
-        monte = None if self.state_spec.table_shape.monte_size == 0 else \
-            (np.array([_card_set(game.monte)]), np.array([_card_set(game.discards)]))
-        self._engine_game.hidden = Hidden(hand_bits(holder, self.seats), np.array([game.partner], dtype=np.int8),
-                                          *(monte or ()))
-        view = encode_privileged(self._engine_game, np.array([max(game.current_player, 0)]))[0]
+        view = encode_privileged(game.state, np.array([max(game.current_player, 0)]))[0]
         return self.state_spec.in_dtype(view, self.obs_dtype)
-
-    def _legal_actions(self) -> list[int]:
-        if self._legal is None:
-            self._legal = self.game.legal_actions()
-        return self._legal
 
     def step(self, action) -> None:
         self._check_hand("step")
@@ -274,15 +249,14 @@ class raw_env(AECEnv):
             return self._was_dead_step(action)
         game = self.game
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or action not in self._legal_actions():
-            legal = ", ".join(action_to_text(a, self.rules.ten_card) for a in self._legal_actions())
+                or not 0 <= action < NUM_ACTIONS or not game.legal_mask()[action]:
+            legal = ", ".join(action_to_text(a, self.rules.ten_card) for a in game.legal_actions())
             what = (f"{action} ({action_to_text(action, self.rules.ten_card)!r})"
                     if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else repr(action))
             raise ValueError(f"{agent}: illegal action {what} in phase {PHASE_NAMES[game.phase]!r}; "
                              f"legal actions: {legal}")
         self._views.step(int(action))
         self._observed.clear()
-        self._legal = None
         self._cumulative_rewards[agent] = 0.0
         if game.terminated:
             self._end_hand()

@@ -36,13 +36,13 @@ import numpy as np
 from . import engine
 from .actions import NUM_ACTIONS, action_to_text
 from .cards import NUM_CARDS, card_str
-from .reference import ReferenceGame
+from .game import Game
 from .render import printable
 from .rules import PayoffTable, RulesConfig
 
 VERSION = 1
 FIELDS = ("version", "rules", "deal", "dealer", "agents", "actions", "auction", "call", "plays", "outcome")
-PAYOFF_TOLERANCE = 1e-6  # the engine scores in float32, the reference (which writes records) in float64
+PAYOFF_TOLERANCE = 1e-6  # the engine scores in float32; a record may hold a payoff written in float64
 MAX_SHOWN = 80  # characters of a recorded value quoted in an error message
 
 
@@ -66,7 +66,7 @@ def _described(auction, called_card: int, plays, outcome: dict, rules: RulesConf
 def record(rules: RulesConfig, deal: Sequence[int], dealer: int, actions: Sequence[int],
            agents: Sequence[str]) -> dict:
     """The record of a finished hand, built by replaying ``actions`` (which must end it)."""
-    game = ReferenceGame(rules, list(map(int, deal)), int(dealer))
+    game = Game(rules, list(map(int, deal)), int(dealer))
     for a in actions:
         game.step(int(a))
     if not game.terminated:
@@ -78,9 +78,7 @@ def record(rules: RulesConfig, deal: Sequence[int], dealer: int, actions: Sequen
         "dealer": int(dealer),
         "agents": list(agents),
         "actions": [int(a) for a in actions],
-        **_described(game.auction, game.called_card, [play for trick in game.tricks for play in trick],
-                     _outcome(game.payoffs, game.caller, game.partner, game.team_points, game.made,
-                              game.multiplier), rules, game.discards),
+        **_replayed_fields(game.state, 0),
     }
 
 
@@ -310,7 +308,7 @@ def _replayed_fields(state: engine.State, k: int) -> dict:
              for leader, cards in zip(state.trick_leaders[k], state.trick_cards[k]) if leader >= 0
              for i, card in enumerate(cards) if card >= 0]
     void = state.caller[k] < 0
-    # A void hand is never scored: the engine leaves its multiplier at 0, the reference at 1.
+    # A void hand is never scored: the engine leaves its multiplier at 0, a record says 1.
     outcome = _outcome(state.rewards[k], state.caller[k], state.hidden.partner[k], state.team_points[k],
                        state.contract_made[k], 1 if void else state.multiplier[k])
     discards = [] if state.hidden.discards is None else \
@@ -348,9 +346,9 @@ def _same_payoffs(recorded, replayed: list[float]) -> bool:
             and np.allclose(recorded, replayed, rtol=PAYOFF_TOLERANCE, atol=PAYOFF_TOLERANCE))
 
 
-def game_from_record(r: dict, upto: int | None = None) -> ReferenceGame:
+def game_from_record(r: dict, upto: int | None = None) -> Game:
     """The hand of record ``r`` after its first ``upto`` actions (all by default)."""
-    game = ReferenceGame(rules_of(r), r["deal"], r["dealer"])
+    game = Game(rules_of(r), r["deal"], r["dealer"])
     for a in r["actions"][:upto]:
         game.step(a)
     return game

@@ -18,7 +18,7 @@ from typing import Optional
 from .actions import action_to_text
 from .cards import CARD_SUIT, SUIT_NAMES_READ, TOTAL_POINTS, card_name, card_str, card_tables
 from .engine.codes import PHASE_NAMES, Phase
-from .reference import ReferenceGame
+from .game import Game
 
 
 def printable(text: str) -> str:
@@ -27,7 +27,7 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
 
 
-def hands_as_dealt(game: ReferenceGame) -> list[set[int]]:
+def hands_as_dealt(game: Game) -> list[set[int]]:
     """Each seat's cards as dealt (eight in the standard game; before the caller takes a monte)."""
     return [set(hand) for hand in game.dealt]
 
@@ -38,7 +38,7 @@ def _hand_text(cards, ten_card: str) -> str:
     return " ".join(card_str(c) for c in ordered) or "-"
 
 
-def render_text(game: ReferenceGame, viewer: Optional[int] = None, lang: str = "it",
+def render_text(game: Game, viewer: Optional[int] = None, lang: str = "it",
                 names: Optional[list[str]] = None) -> str:
     seats, tricks = game.seats, game.num_tricks
     names = [printable(name) for name in names] if names else [f"player_{s}" for s in range(seats)]

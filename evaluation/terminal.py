@@ -26,9 +26,9 @@ from briscola_env.actions import (CALL_OFFSET, MIN_POINTS, MAX_POINTS, PASS, PLA
 from briscola_env.cards import (FACE_SYMBOLS, FACES_EN, FACES_IT, LANGUAGES, NUM_CARDS, SUIT_LETTERS,
                                 SUIT_NAMES_READ, SUIT_SYMBOLS, SUITS_EN, SUITS_IT, SYMBOL_NAMES_EN, TOTAL_POINTS,
                                 card_str, card_tables, parse_card)
+from briscola_env.game import Game
 from briscola_env.pettingzoo_env import raw_env
 from briscola_env.records import game_from_record, record_at, validate
-from briscola_env.reference import ReferenceGame
 from briscola_env.render import render_text
 from briscola_env.rules import RulesConfig, resolve_rules
 
@@ -140,7 +140,7 @@ def _read_move(prompt: str, legal: list[int], rules: RulesConfig, lang: str,
 
 
 def _play_hand(env, seat: int, policies: dict, lang: str, input_fn: Callable[[str], str],
-               print_fn: Callable[[str], None]) -> ReferenceGame:
+               print_fn: Callable[[str], None]) -> Game:
     """Play the hand ``env`` was reset to, the person at ``seat``; its finished game."""
     me = env.possible_agents[seat]
     ten = env.rules.ten_card
@@ -160,7 +160,7 @@ def _play_hand(env, seat: int, policies: dict, lang: str, input_fn: Callable[[st
     return env.unwrapped.game
 
 
-def hand_outcome(game: ReferenceGame, seat: int) -> str:
+def hand_outcome(game: Game, seat: int) -> str:
     """Whether ``seat``'s side won a finished hand, with each side's points."""
     if game.void:
         return "Void hand: everybody passed, nobody scores."

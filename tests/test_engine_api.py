@@ -414,6 +414,46 @@ def test_step_inplace_and_step_give_identical_results():
         assert_same_games(inplace, pure)
 
 
+@pytest.mark.parametrize("rules_name", ["standard", "follow_suit_endgame", "no_self_call", "al_buio", "monte",
+                                        "four_players"])
+def test_step_one_plays_a_batch_of_one_as_step_inplace_does(rules_name):
+    rules, rng = preset(rules_name), np.random.default_rng(11)
+    for seed in range(8):
+        one = engine.init([seed], rules)
+        batch = one.copy()
+        while not one.terminated[0]:
+            action = int(random_actions(one.legal_action_mask, rng, 0.6)[0])
+            assert engine.step_one(one, action) is one
+            engine.step_inplace(batch, np.array([action]))
+            assert_same_games(one, batch)
+
+
+def test_step_one_refuses_an_illegal_action_as_step_does_and_changes_nothing():
+    state = engine.init([5])
+    before = state.copy()
+    for bad in (play(10), 151, -3, 10**30, np.int16(play(10))):
+        assert not engine.is_legal_one(state, int(bad))
+        with pytest.raises(ValueError, match=r"^game 0: illegal action ") as one:
+            engine.step_one(state, bad)
+        if -2**63 <= bad < 2**63:
+            with pytest.raises(ValueError) as batch:
+                engine.step(state, np.array([bad]))
+            assert str(one.value) == str(batch.value)
+    for bad in (True, np.True_, 1.0, "1", None):
+        with pytest.raises(ValueError, match="action must be an int"):
+            engine.step_one(state, bad)
+    assert_same_games(state, before)
+
+
+def test_step_one_takes_a_batch_of_one_and_no_action_once_it_is_over():
+    with pytest.raises(ValueError, match="a batch of one game; this state holds 2"):
+        engine.step_one(engine.init([1, 2]), PASS)
+    state = play_to_end(engine.init([3]), np.random.default_rng(12))
+    over = r"illegal action 0 \('pass'\) for player -1 in phase 'done'; legal actions: $"
+    with pytest.raises(ValueError, match=over):
+        engine.step_one(state, PASS)
+
+
 # ---------------------------------------------------------------- reset_done
 
 def test_reset_done_redeals_only_finished_games():

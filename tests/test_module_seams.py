@@ -128,3 +128,52 @@ def test_a_private_import_is_found(tmp_path, source, expected):
     (tmp_path / "agents" / "pimc.py").write_text("_AUCTION = 0\n")
     (tmp_path / "briscola_env" / "x.py").write_text(source)
     assert private_imports(tmp_path) == [expected]
+
+
+# Outside the tests, only the engine benchmark imports the reference: it times the engine against it (the
+# ratio README's "Speed" and BENCHMARKS.md quote). The product plays by the engine alone.
+REFERENCE = "briscola_env.reference"
+REFERENCE_TIMED_BY = {"benchmarks/engine.py"}
+NOT_SOURCE = {"tests", "build", "dist", "runs", "__pycache__"}  # the tests, build copies, run folders
+
+
+def reference_importers(root: Path = ROOT) -> list[str]:
+    """``file:line`` of every import of :data:`REFERENCE` (as a module or from its package, absolute or
+    relative, at any depth) in the project's Python files outside :data:`NOT_SOURCE` and hidden folders."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        folders = path.relative_to(root).parts[:-1]
+        if any(part in NOT_SOURCE or part.startswith(".") or part.endswith(".egg-info") for part in folders):
+            continue
+        package = ".".join(folders)  # what a relative import in this file is relative to
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                anchor = package.split(".")[:len(package.split(".")) - (node.level - 1)] if node.level else []
+                base = ".".join(anchor + ([node.module] if node.module else []))
+                names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            if any(name == REFERENCE or name.startswith(REFERENCE + ".") for name in names):
+                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+    return found
+
+
+def test_nothing_outside_the_tests_imports_the_reference_but_the_benchmark_that_times_it():
+    """``briscola_env.reference`` is the tests' oracle: the environments, records, text and web tables play
+    by the engine (``briscola_env.game``), so the product has one rules implementation."""
+    assert {where.rpartition(":")[0] for where in reference_importers()} == REFERENCE_TIMED_BY
+
+
+@pytest.mark.parametrize("source", [
+    "from .reference import ReferenceGame\n", "from . import reference\n", "import briscola_env.reference as r\n",
+    "def f():\n    from briscola_env.reference import ReferenceGame\n", "from briscola_env import reference\n",
+])
+def test_an_import_of_the_reference_is_found(tmp_path, source):
+    (tmp_path / "briscola_env").mkdir()
+    (tmp_path / "briscola_env" / "x.py").write_text(source)
+    (tmp_path / "briscola_env" / "y.py").write_text("from .references import x\nimport briscola_env.engine\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("from briscola_env.reference import ReferenceGame\n")
+    assert reference_importers(tmp_path) == [f"briscola_env/x.py:{source.count(chr(10))}"]

@@ -1,7 +1,7 @@
 """The tables of the web page: hand after hand at five seats, each an agent or the person.
 
 A :class:`Table` drives the PettingZoo environment (:class:`briscola_env.raw_env`, whose
-:class:`~briscola_env.reference.ReferenceGame` holds the rules) the way ``briscola play``
+:class:`~briscola_env.game.Game` plays the hand) the way ``briscola play``
 (:func:`evaluation.terminal.play_in_terminal`) does, so the same seed and the same moves give
 the same hands, the same agents' answers and the same payoffs in both: the first deal drawn as
 ``raw_env().reset(seed=seed)`` draws it, the agent at seat ``s`` seeded ``seed + s``, and each
@@ -91,7 +91,7 @@ class Table:
 
     @property
     def game(self):
-        """The hand in play (or just finished): a :class:`~briscola_env.reference.ReferenceGame`."""
+        """The hand in play (or just finished): a :class:`~briscola_env.game.Game`."""
         return self.env.game
 
     @property

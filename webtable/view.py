@@ -1,6 +1,6 @@
 """One hand as the web page draws it: a JSON-ready dict of plain values, for one viewer.
 
-:func:`table_view` reads a :class:`~briscola_env.reference.ReferenceGame` and shows what its
+:func:`table_view` reads a :class:`~briscola_env.game.Game` and shows what its
 ``viewer`` may see, as :func:`briscola_env.render.render_text` does for the terminal: his own
 hand (every hand with ``face_up``, a spectator's choice in watch mode), the partner once
 revealed (or to the partner himself), and once the hand is over every hand as dealt, the
@@ -19,7 +19,7 @@ from briscola_env.actions import (CALL_OFFSET, NUM_RANK_LEVELS, PASS, PLAY_OFFSE
 from briscola_env.cards import (CARD_SUIT, FACE_SYMBOLS, NUM_FACES, NUM_SEATS, NUM_TRICKS, SUIT_SYMBOLS,
                                 SYMBOL_NAMES_EN, TOTAL_POINTS, card_name, card_str, card_tables)
 from briscola_env.engine import PHASE_NAMES, Phase
-from briscola_env.reference import ReferenceGame
+from briscola_env.game import Game
 from briscola_env.render import hands_as_dealt
 
 RED_SUITS = ("♥", "♦")  # printed red on the French-suited cards; the others black
@@ -39,16 +39,16 @@ def sorted_hand(cards, ten_card: str) -> list[dict]:
     return [card_view(c, ten_card) for c in sorted(cards, key=lambda c: (CARD_SUIT[c], -strength[c]))]
 
 
-def _hand_shown(game: ReferenceGame, seat: int, viewer: Optional[int], face_up: bool) -> bool:
+def _hand_shown(game: Game, seat: int, viewer: Optional[int], face_up: bool) -> bool:
     # As render_text: a played hand's cards have all been seen by the end; a void hand's stay hidden.
     return face_up or seat == viewer or (game.terminated and not game.void)
 
 
-def _partner_known(game: ReferenceGame, viewer: Optional[int], face_up: bool) -> bool:
+def _partner_known(game: Game, viewer: Optional[int], face_up: bool) -> bool:
     return face_up or game.partner_revealed or (viewer is not None and viewer == game.partner)
 
 
-def _trick_view(game: ReferenceGame, index: int) -> dict:
+def _trick_view(game: Game, index: int) -> dict:
     cards = [{"seat": s, "card": card_view(c, game.rules.ten_card)} for s, c in game.tricks[index]]
     trick = {"number": index + 1, "cards": cards, "winner": None, "points": None}
     if index < len(game.trick_winners):
@@ -57,7 +57,7 @@ def _trick_view(game: ReferenceGame, index: int) -> dict:
     return trick
 
 
-def _call_view(game: ReferenceGame, viewer: Optional[int], face_up: bool) -> Optional[dict]:
+def _call_view(game: Game, viewer: Optional[int], face_up: bool) -> Optional[dict]:
     if game.called_card < 0:
         return None
     known = _partner_known(game, viewer, face_up)
@@ -66,7 +66,7 @@ def _call_view(game: ReferenceGame, viewer: Optional[int], face_up: bool) -> Opt
             "partner": game.partner if known else None, "solo": known and game.partner == game.caller}
 
 
-def outcome_view(game: ReferenceGame, names: Sequence[str], viewer: Optional[int] = None,
+def outcome_view(game: Game, names: Sequence[str], viewer: Optional[int] = None,
                  face_up: bool = False) -> Optional[dict]:
     """The end of a finished hand: every hand as dealt (a void hand's only as :func:`table_view` shows
     them), the sides, their points, the payoffs."""
@@ -90,7 +90,7 @@ def outcome_view(game: ReferenceGame, names: Sequence[str], viewer: Optional[int
             "multiplier": game.multiplier, "summary": summary}
 
 
-def table_view(game: ReferenceGame, names: Sequence[str], agents: Sequence[str], viewer: Optional[int] = None,
+def table_view(game: Game, names: Sequence[str], agents: Sequence[str], viewer: Optional[int] = None,
                face_up: bool = False) -> dict:
     """The table as ``viewer`` (a seat, or None for a spectator) sees it; ``face_up`` shows every hand."""
     ten = game.rules.ten_card
@@ -121,7 +121,7 @@ def table_view(game: ReferenceGame, names: Sequence[str], agents: Sequence[str],
     }
 
 
-def moves_view(game: ReferenceGame) -> dict:
+def moves_view(game: Game) -> dict:
     """The legal moves of the seat to act, each with the text the API takes (``"bid R"``, ``"play A♥"``):
     ``pass`` (bool), ``ranks`` (every rank bid from the strongest, legal or not: the buttons), ``points``
     (the lowest and highest point bid allowed, or None), ``calls`` and ``plays`` (the legal cards)."""

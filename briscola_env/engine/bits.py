@@ -23,6 +23,7 @@ WORD = 64
 ONE = np.uint64(1)
 
 CARD_BIT = ONE << np.arange(NUM_CARDS, dtype=np.uint64)  # bit of each card id
+CARD_OUT = ~CARD_BIT  # every bit but each card's: a set less that card is set & CARD_OUT[card]
 SUIT_BITS = np.array([((1 << NUM_FACES) - 1) << (NUM_FACES * s) for s in range(NUM_SUITS)],
                      dtype=np.uint64)  # the 10 cards of each suit
 ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)

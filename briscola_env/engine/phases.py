@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import CALL_OFFSET, PASS, PLAY_OFFSET
+from ..actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET
 from ..cards import CARD_SUIT
-from .bits import CARD_BIT
+from .bits import CARD_BIT, CARD_OUT
 from .legal import clear_legal, playable, set_auction_legal, set_call_legal, set_discard_legal, set_play_legal
 from .scoring import score
 from .codes import Phase
@@ -34,7 +34,7 @@ def apply_auction(state: State, tables: RuleTables, g: np.ndarray, actions: np.n
     is_pass = actions == PASS
     passed = state._passed_bits[g] | (is_pass.astype(np.uint8) << seat.astype(np.uint8))
     state._passed_bits[g] = passed
-    bid = np.flatnonzero(~is_pass)
+    bid = (~is_pass).nonzero()[0]
     state.high_bid[g[bid]] = actions[bid]
     state.high_bidder[g[bid]] = seat[bid]
 
@@ -120,14 +120,18 @@ def apply_call(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     set_play_legal(state, tables, g)
 
 
+# The card of each play action id, as an index and as the state holds cards (int8: no cast in each write).
+_PLAYED_CARD = np.arange(NUM_ACTIONS, dtype=np.int64) - PLAY_OFFSET
+_PLAYED_CARD8 = np.maximum(_PLAYED_CARD, -1).astype(np.int8)
+
+
 def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
-    card = actions - PLAY_OFFSET
+    card, card8 = _PLAYED_CARD[actions], _PLAYED_CARD8[actions]  # (lookups cost less than arithmetic)
     seat = state.current_player[g]
     played = state._cards_played[g]
-    seats = tables.shape.seats
-    hands = state.hidden.hand_bits.reshape(-1)
-    hands[g * seats + seat] &= ~CARD_BIT[card]
-    state.trick_cards.reshape(-1)[g * tables.shape.cards_in_tricks + played] = card  # trick t, place i: t*seats + i
+    shape = tables.shape
+    state.hidden.hand_bits.reshape(-1)[g * shape.seats + seat] &= CARD_OUT[card]
+    state.trick_cards.reshape(-1)[g * shape.cards_in_tricks + played] = card8  # trick t, place i: t*seats + i
     played += 1
     state._cards_played[g] = played
 
@@ -135,15 +139,15 @@ def apply_play(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndar
     beats = takes_trick(tables, state.trump[g], best, card)
     best_seat = np.where(beats, seat, state._best_seat[g])
     points = state._trick_points[g] + tables.points[card]
-    state._best_card[g] = np.where(beats, card, best)
+    state._best_card[g] = np.where(beats, card8, best)
     state._best_seat[g] = best_seat
     state._trick_points[g] = points
-    state.current_player[g] = tables.next_seat[seat]
+    state.current_player[g] = tables.next_seat.take(seat)
 
-    i = np.flatnonzero(played % seats == 0)
+    i = tables.ends_trick.take(played).nonzero()[0]
     if i.size:
-        _end_tricks(state, tables, g[i], best_seat[i], points[i], played[i] // seats - 1)
-    g = g[state.phase[g] == Phase.PLAY]
+        _end_tricks(state, tables, g[i], best_seat[i], points[i], played[i] // shape.seats - 1)
+        g = g[state.phase[g] == Phase.PLAY]  # (only the end of a trick ends the card play)
     # Still in play: only the player, hence the card set, changed (base and pass stay put).
     state._legal_bits[g] = playable(state, tables, g)
 

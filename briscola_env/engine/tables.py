@@ -42,6 +42,10 @@ class RuleTables:
     follow_from_trick: int  # follow suit is compulsory from this trick index on (shape.tricks = never)
     beats: np.ndarray  # (5 * 41 * 40,) bool, flat [trump, best card + 1, card]: card takes the trick from best;
     #                    trump 4 (or -1): no trump
+    beats_at_trump: np.ndarray  # (5,) int64, where the rows of a trump (4 or -1: none) start in beats
+    beats_at_best: np.ndarray  # (41,) int64, where the row of a best card (-1, the last entry: none) starts in a
+    #                            trump's rows: two lookups instead of a chain of arithmetic on every card played
+    ends_trick: np.ndarray  # (cards_in_tricks + 1,) bool, given the cards played so far: a trick has just ended
     payoff_by_role: np.ndarray  # (5,) float32, payoff of each Role for a made contract
     phases: tuple  # the Phase codes a hand under these rules goes through before it is done
 
@@ -174,6 +178,9 @@ def rule_tables(rules: RulesConfig) -> RuleTables:
         weakest_missing=_weakest_missing(cards),
         next_speaker=next_speaker, points=cards.points, strength=cards.strength,
         target=target, multiplier=multiplier, follow_from_trick=follow_from, beats=beats.reshape(-1),
+        beats_at_trump=np.arange(NUM_SUITS + 1, dtype=np.int64) * (NUM_CARDS + 1) * NUM_CARDS,
+        beats_at_best=np.roll(np.arange(NUM_CARDS + 1, dtype=np.int64) * NUM_CARDS, -1),
+        ends_trick=(np.arange(shape.cards_in_tricks + 1) % seats == 0) & (np.arange(shape.cards_in_tricks + 1) > 0),
         payoff_by_role=np.array([getattr(pay, role) for role in ROLE_NAMES], dtype=np.float32),
     )
     for value in vars(tables).values():

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import NUM_CARDS
 from ..rules import RulesConfig
 from .tables import RuleTables
 
@@ -23,7 +22,8 @@ def takes_trick(tables: RuleTables, trump: np.ndarray, best: np.ndarray, card: n
     """Whether ``card`` takes the trick from ``best``, the card winning it so far (-1: none, and any card
     takes an empty trick), with ``trump`` the trump suit (-1: none, as in the blind first trick of
     ``RulesConfig.blind_first_trick``); the arrays broadcast together."""
-    return tables.beats[(trump.astype(np.int64) * (NUM_CARDS + 1) + best + 1) * NUM_CARDS + card]
+    # (take, not [], as the int8 fields index faster so)
+    return tables.beats[tables.beats_at_trump.take(trump) + tables.beats_at_best.take(best) + card]
 
 
 def trick_winner(tables: RuleTables, trump: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
