@@ -55,10 +55,12 @@ class Game:
         self.rules = rules
         shape = rules.table_shape
         self.seats, self.num_tricks = shape.seats, shape.tricks
-        # (A list is checked for bools among its ints too, which an array cannot hold.)
+        # (Lists are checked for bools among their ints too, which arrays cannot hold.)
         deals = deal[None] if isinstance(deal, np.ndarray) else [deal]
-        self.state = engine.init_from_deals(deals, [dealer], rules)  # checks both
-        self.deal = [int(holder) for holder in np.asarray(deal)]  # each card's holder as dealt
+        dealers = np.array([dealer]) if isinstance(dealer, (int, np.integer)) and not isinstance(dealer, bool) \
+            else [dealer]
+        self.state = engine.init_from_deals(deals, dealers, rules)  # checks both
+        self.deal = np.asarray(deal).tolist()  # each card's holder as dealt
         self.dealer = int(dealer)
         self._mask = None
 
