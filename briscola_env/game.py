@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from . import engine
-from .actions import NUM_ACTIONS, PASS
+from .actions import NUM_ACTIONS
 from .cards import NUM_CARDS
 from .engine.bits import WORD
 from .engine.state import partner_revealed
@@ -75,9 +75,8 @@ class Game:
         """``(151,)`` int8, 1 for each legal action of the player to act (all 0 once the hand is over);
         one array per position of the hand, not to be written."""
         if self._mask is None:
-            state = self.state
             # The legal set as one Python int, bit a for action a, unpacked by one NumPy call.
-            legal = state._legal_bits.item(0) << state._legal_base.item(0) | state._pass_ok.item(0) << PASS
+            legal = engine.legal_set_one(self.state)
             as_bytes = np.frombuffer(legal.to_bytes(_MASK_BYTES, "little"), dtype=np.uint8)
             mask = np.unpackbits(as_bytes, count=NUM_ACTIONS, bitorder="little").view(np.int8)
             mask.setflags(write=False)
@@ -180,7 +179,7 @@ class Game:
     def tricks(self) -> list[list[tuple[int, int]]]:
         """Each trick begun, as ``(seat, card id)`` in play order."""
         state = self.state
-        played, seats = state._cards_played.item(0), self.seats
+        played, seats = state.cards_played.item(0), self.seats
         cards = state.trick_cards[0].tolist()
         leaders = state.trick_leaders[0].tolist()
         return [[((leaders[t] + i) % seats, cards[t][i]) for i in range(min(seats, played - t * seats))]

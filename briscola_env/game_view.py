@@ -55,7 +55,7 @@ class GameViews:
         """Play ``action`` in the game and add it to every seat's history."""
         state, start, seats = self.game.state, self._start, self.seats
         seat, phase = state.current_player.item(0), state.phase.item(0)
-        standing, trick = state.high_bid.item(0), state._cards_played.item(0) // seats
+        standing, trick = state.high_bid.item(0), state.cards_played.item(0) // seats
         self.game.step(action)
         flat = self._views.reshape(-1)
         if phase == Phase.AUCTION and action == PASS:
@@ -110,7 +110,7 @@ class GameViews:
                 ones.append(start["i_hold_called"])
             if not held >> called & 1:  # played: everyone has seen who holds it
                 ones += [start["partner_revealed"], start["partner"] + (state.hidden.partner.item(0) - seat) % seats]
-        trick, placed = divmod(state._cards_played.item(0), seats)
+        trick, placed = divmod(state.cards_played.item(0), seats)
         if phase == Phase.PLAY:
             cards = state.trick_cards[0, trick, :placed].tolist()
             ones += [start["current_trick"] + place * NUM_CARDS + card for place, card in enumerate(cards)]

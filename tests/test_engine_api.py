@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from briscola_env import engine
-from briscola_env.actions import PASS, PLAY_OFFSET, action_to_text, play, point_bid, rank_bid
+from briscola_env.actions import NUM_ACTIONS, PASS, PLAY_OFFSET, action_to_text, play, point_bid, rank_bid
 from briscola_env.engine import Hidden, Phase, State
 from briscola_env.engine.tables import rule_tables
 from briscola_env.engine.tricks import trick_winner
@@ -422,6 +422,9 @@ def test_step_one_plays_a_batch_of_one_as_step_inplace_does(rules_name):
         one = engine.init([seed], rules)
         batch = one.copy()
         while not one.terminated[0]:
+            legal = engine.legal_set_one(one)
+            assert [a for a in range(NUM_ACTIONS) if legal >> a & 1] == np.flatnonzero(one.legal_action_mask).tolist()
+            assert one.cards_played[0] == (one.trick_cards >= 0).sum()
             action = int(random_actions(one.legal_action_mask, rng, 0.6)[0])
             assert engine.step_one(one, action) is one
             engine.step_inplace(batch, np.array([action]))

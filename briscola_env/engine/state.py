@@ -112,6 +112,11 @@ class State:
         return legal_mask(self._legal_bits, self._legal_base, self._pass_ok)
 
     @property
+    def cards_played(self) -> np.ndarray:
+        """``(B,)`` the cards played so far in the hand, 0..seats*tricks (the array itself: not to be written)."""
+        return self._cards_played
+
+    @property
     def trick_index(self) -> np.ndarray:
         """``(B,)`` the current trick, 0..tricks-1 (tricks once all are played)."""
         return self._cards_played // self.tables.shape.seats
