@@ -7,9 +7,8 @@ playing phases and over rule tables, never over games.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import operator
+from typing import Optional
 
 import numpy as np
 
