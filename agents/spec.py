@@ -195,12 +195,12 @@ def _check_required(cls: type, options: dict) -> None:
                          f"given: {', '.join(sorted(set(options) - {'seed', 'rules'})) or 'none'}")
 
 
-def build_agent(spec: str, agents: dict[str, type[Agent]], seed: Optional[int] = None,
-                rules: Optional[RulesConfig] = None) -> Agent:
-    """Build an agent from a spec string (the module docstring) whose name is one of ``agents`` (by
-    name), ``ppo`` or ``package.module:Class``; ``seed`` seeds it unless the spec sets ``seed=``,
-    agents that take the rules play by ``rules`` (default: the standard ones), and agents that take
-    ``agents`` (a hybrid) build their nested specs from the same table."""
+def parse_spec(spec: str, agents: dict[str, type[Agent]], seed: Optional[int] = None,
+               rules: Optional[RulesConfig] = None) -> tuple[type[Agent], dict]:
+    """The agent class a spec string names and the keyword arguments it gives it (what :func:`build_agent`
+    builds it from), checked without building it: the name, each option's key and type, the options the
+    class cannot do without. What only building finds is not checked: a ``ppo`` checkpoint's file, the values
+    an agent's own ``__init__`` refuses, nested specs. A ValueError names the spec."""
     name, _, rest = spec.partition(":")
     if not (name in agents or name == "ppo" or ("." in name and rest)):
         raise ValueError(f"unknown agent spec {spec!r}: use one of {', '.join(agents)} "
@@ -232,6 +232,19 @@ def build_agent(spec: str, agents: dict[str, type[Agent]], seed: Optional[int] =
         if "agents" in inspect.signature(cls).parameters:  # it builds nested specs: from the same table
             options.setdefault("agents", agents)
         _check_required(cls, options)
+        return cls, options
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"agent spec {spec!r}: {error}") from None
+
+
+def build_agent(spec: str, agents: dict[str, type[Agent]], seed: Optional[int] = None,
+                rules: Optional[RulesConfig] = None) -> Agent:
+    """Build an agent from a spec string (the module docstring) whose name is one of ``agents`` (by
+    name), ``ppo`` or ``package.module:Class``; ``seed`` seeds it unless the spec sets ``seed=``,
+    agents that take the rules play by ``rules`` (default: the standard ones), and agents that take
+    ``agents`` (a hybrid) build their nested specs from the same table."""
+    cls, options = parse_spec(spec, agents, seed, rules)
+    try:
         return cls(**options)
     except (TypeError, ValueError) as error:  # the agent's own checks included: say which spec
         raise ValueError(f"agent spec {spec!r}: {error}") from None

@@ -1,5 +1,5 @@
-"""A training checkpoint holds what resumes the run exactly and no more (issue 14, item 3): the
-trajectory storage's slots in use, not its whole capacity, and each snapshot of the pool once."""
+"""A training checkpoint holds what resumes the run exactly and no more: the trajectory storage's slots in
+use, not its whole capacity, and each snapshot of the pool once; one of another format is not resumed."""
 
 import sys
 from pathlib import Path
@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
 from briscola_env.actions import NUM_ACTIONS  # noqa: E402
 from briscola_env.observation import SPEC  # noqa: E402
-from training.checkpoint import pack, unpack  # noqa: E402
+from training.checkpoint import TRAINER_FORMAT, pack, unpack  # noqa: E402
 from training.trajectories import Trajectories  # noqa: E402
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
@@ -94,16 +94,19 @@ def test_a_snapshot_taken_at_the_checkpoint_is_saved_once_and_resumes_exactly(tm
     assert whole["trainer"]["update"] == split["trainer"]["update"] == 12
 
 
-def test_resuming_a_checkpoint_of_the_older_format_is_refused_before_anything_changes(tmp_path, capsys):
+@pytest.mark.parametrize("found", [None, TRAINER_FORMAT - 1])
+def test_resuming_a_checkpoint_of_another_format_is_refused_before_anything_changes(tmp_path, capsys, found):
     train.main(["--config", TINY, f"run_dir={tmp_path}", "stop_after=2"])
     run = tmp_path / "tiny-1"
     payload = torch.load(run / "checkpoint.pt", weights_only=True)
-    payload["trainer"].pop("format", None)  # as train.py wrote them before the storage kept only its slots in use
+    payload["trainer"]["format"] = found  # None: unmarked
     torch.save(payload, run / "checkpoint.pt")
     before = {path.name: path.read_bytes() for path in run.iterdir() if path.is_file()}
     capsys.readouterr()
     with pytest.raises(SystemExit) as stopped:
         train.main(["--resume", str(run), "total_decisions=4096"])
     assert stopped.value.code == 2
-    assert "format 1, written by an older train.py" in capsys.readouterr().err
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"holds trainer state of format {found}, written by another train.py" in last
+    assert f"resumes format {TRAINER_FORMAT} only" in last
     assert {path.name: path.read_bytes() for path in run.iterdir() if path.is_file()} == before

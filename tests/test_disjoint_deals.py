@@ -1,4 +1,4 @@
-"""Evaluation deals are never training deals (issue 14, item 5): a belief model is measured by
+"""Evaluation deals are never training deals: a belief model is measured by
 ``briscola concealment`` on other deals than it was fitted on, and ``train.py``'s evaluations
 (and ``briscola evaluate`` of its checkpoint) on other deals than its environment dealt. The
 default commands are checked on the deal seeds they actually draw; a model trained on the
@@ -128,12 +128,12 @@ class RecordingEnv(BatchedEnv):
 
 
 def test_train_py_evaluates_on_deals_its_environment_never_dealt(tmp_path, monkeypatch):
-    """The tiny run, seed 1 (the default): the old code's final evaluation (seed 1) played the
-    first deals of the training environment (seeded 1 too), as would ``briscola evaluate --seed 1``
-    of its checkpoint."""
+    """The tiny run, seed 1 (the default): its final evaluation (seed 1), like ``briscola evaluate --seed 1``
+    of its checkpoint, would play the first deals of the training environment (seeded 1 too) if the two
+    streams were not drawn apart."""
     sys.path.insert(0, str(ROOT))
     import train
-    from training import trainer
+    from training import run, trainer
 
     evaluated = []
 
@@ -144,7 +144,7 @@ def test_train_py_evaluates_on_deals_its_environment_never_dealt(tmp_path, monke
 
     RecordingEnv.dealt = []
     monkeypatch.setattr(trainer, "BatchedEnv", RecordingEnv)
-    monkeypatch.setattr(trainer, "evaluate_pair", recording_evaluate_pair)
+    monkeypatch.setattr(run, "evaluate_pair", recording_evaluate_pair)
     train.main(["--config", str(ROOT / "configs" / "tiny.yaml"), f"run_dir={tmp_path}"])
     trained = np.concatenate(RecordingEnv.dealt)
     assert len(trained) > 16 and len(evaluated) > 2  # re-deals, periodic and final evaluations were seen

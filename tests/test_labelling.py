@@ -19,7 +19,8 @@ from briscola_env.seeds import deal_seeds
 from training.config import load_config
 from training.distill import DistillSettings, distill, held_out_rows, targets
 from training.labelling import CHUNK_FILE, DEFAULT_SEARCH, LabelPlan, label, label_chunk, load_labels, start_labelling
-from training.trainer import Trainer, training_device
+from training.run import training_device
+from training.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = str(ROOT / "configs" / "tiny.yaml")
@@ -162,10 +163,11 @@ def test_distillation_learns_the_labellers_choices_and_ppo_starts_from_the_disti
 def test_init_from_must_be_a_network_of_the_configs_sizes(tmp_path):
     label(PLAN, tmp_path / "labels")
     distill(tmp_path / "labels", tmp_path / "net.pt", DistillSettings(hidden_sizes=(16,), epochs=1))
+    wider = load_config(TINY, [f"init_from={tmp_path / 'net.pt'}", "hidden_sizes=[32, 32]"])  # read by the trainer
     with pytest.raises(ValueError, match=r"hidden sizes \[16\], not hidden_sizes \[32, 32\]"):
-        load_config(TINY, [f"init_from={tmp_path / 'net.pt'}", "hidden_sizes=[32, 32]"])
+        Trainer(wider, training_device("cpu"))
     with pytest.raises(ValueError, match="init_from' must be a policy or training checkpoint"):
-        load_config(TINY, [f"init_from={tmp_path / 'missing.pt'}"])
+        Trainer(load_config(TINY, [f"init_from={tmp_path / 'missing.pt'}"]), training_device("cpu"))
 
 
 def test_the_cli_labels_and_distills(tmp_path, capsys):

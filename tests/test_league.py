@@ -1,6 +1,6 @@
 """The league (config league, pfsp_power): more fixed agents in the trainer's pool, each fixed seat drawn by
-prioritised fictitious self-play from the learner's win rate against each; without a league the runs are
-those of before, bit for bit."""
+prioritised fictitious self-play from the learner's win rate against each; a league's specs are checked by
+parsing when the config is read, and each agent built once, by the trainer, before a run writes anything."""
 
 import sys
 from pathlib import Path
@@ -12,9 +12,14 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
-from agents.ppo import load_checkpoint  # noqa: E402
+import agents.ppo  # noqa: E402
+from agents.ppo import PolicyValueNet, load_checkpoint, save_checkpoint  # noqa: E402
+from briscola_env import preset  # noqa: E402
+from training import trainer as trainer_module  # noqa: E402
 from training.config import load_config  # noqa: E402
-from training.trainer import LEARNER, OPPONENT, Table, Trainer, training_device  # noqa: E402
+from training.league import LEARNER, OPPONENT, Table  # noqa: E402
+from training.run import training_device  # noqa: E402
+from training.trainer import Trainer  # noqa: E402
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
 LEAGUE = ["league=[random, 'heuristic:noise=0.5']", "opponent_share=0.8", "heuristic_share=0.7"]
@@ -22,8 +27,8 @@ LEAGUE = ["league=[random, 'heuristic:noise=0.5']", "opponent_share=0.8", "heuri
 
 def league_table(win_rates, power=2.0) -> Table:
     config = load_config(TINY, ["league=[random]", f"pfsp_power={power}", "num_envs=4"])
-    table = Table(config, learner=None, fixed=["heuristic", "random", "other"], rng=np.random.default_rng(0),
-                  sampler=torch.Generator(), names=["heuristic", "random", "other"])
+    table = Table(config, preset(config.rules), learner=None, fixed=["heuristic", "random", "other"],
+                  rng=np.random.default_rng(0), sampler=torch.Generator(), names=["heuristic", "random", "other"])
     table.win_rates[:] = win_rates
     return table
 
@@ -70,3 +75,30 @@ def test_a_league_spec_that_does_not_build_is_refused():
         load_config(TINY, ["league=[nobody]"])
     with pytest.raises(ValueError, match="config key 'league' must list agent specs"):
         load_config(TINY, ["league=[1]"])
+
+
+def test_a_league_spec_that_parses_but_does_not_build_is_refused_before_the_run_writes(tmp_path, capsys):
+    missing = tmp_path / "missing.pt"
+    load_config(TINY, [f"league=[ppo:{missing}]"])  # parsed only: the file is not read
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--config", TINY, f"run_dir={tmp_path / 'runs'}", f"league=[ppo:{missing}]"])
+    assert stopped.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"config key 'league': 'ppo:{missing}' is not an agent spec" in last
+    assert not (tmp_path / "runs").exists()
+
+
+def test_each_network_a_config_names_is_read_once_when_the_trainer_is_built(tmp_path, monkeypatch):
+    path = tmp_path / "net.pt"
+    save_checkpoint(path, PolicyValueNet([32, 32], rules=preset("standard")))
+    reads = []
+
+    def counting(load):
+        return lambda *args, **kwargs: reads.append(args[0]) or load(*args, **kwargs)
+
+    monkeypatch.setattr(agents.ppo, "load_network", counting(agents.ppo.load_network))
+    monkeypatch.setattr(trainer_module, "load_network", counting(trainer_module.load_network))
+    config = load_config(TINY, [f"opponent=ppo:{path}", f"league=[ppo:{path}, heuristic]", f"init_from={path}"])
+    assert reads == []
+    Trainer(config, training_device("cpu"))
+    assert [str(read) for read in reads] == [str(path)] * 3  # the opponent, the league's, init_from

@@ -13,10 +13,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
 from training.config import load_config  # noqa: E402
+from agents import HeuristicAgent  # noqa: E402
 from agents.ppo import PolicyValueNet  # noqa: E402
-from briscola_env import records  # noqa: E402
+from briscola_env import preset, records  # noqa: E402
 from briscola_env.actions import NUM_ACTIONS  # noqa: E402
 from briscola_env.observation import SPEC  # noqa: E402
+from training.league import fixed_agents  # noqa: E402
+from training.trainer import start_from  # noqa: E402
 from training.trajectories import Trajectories  # noqa: E402
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
@@ -115,7 +118,16 @@ def test_config_accepts_an_int_for_a_float_and_the_cli_rejects_bad_keys():
         train.main(["--config", TINY, "bogus=1"])
 
 
-def test_every_shipped_config_loads():
+def build_agents(config) -> None:
+    """What the trainer builds from a config besides its environment and storage: the pool's fixed agents and
+    init_from's network (a ValueError naming the key of one that does not build)."""
+    rules = preset(config.rules)
+    fixed_agents(config, rules, HeuristicAgent(rules))
+    if config.init_from:
+        start_from(PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=rules), config, rules)
+
+
+def test_every_shipped_config_loads_and_builds():
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         # a later stage of a chained recipe starts from (or plays) an earlier run, which a checkout lacks: the
         # rest of it is checked from a shipped network of the same shape
@@ -128,5 +140,7 @@ def test_every_shipped_config_loads():
             overrides.append(f"league=[{', '.join(league)}]")
         config = load_config(str(path), overrides)
         assert config.num_envs > 0, path
+        build_agents(config)
+    out_of_order = load_config(str(ROOT / "configs" / "distill_field.yaml"), [])  # init_from is read when built
     with pytest.raises(ValueError, match="no checkpoint at runs/distill_heuristic-11/checkpoint.pt"):
-        load_config(str(ROOT / "configs" / "distill_field.yaml"), [])  # run out of order: a clear error
+        build_agents(out_of_order)  # run out of order: a clear error

@@ -11,9 +11,11 @@ import torch
 
 from .run_folder import RunError
 
-TRAINER_FORMAT = 2
-"""Layout of a training checkpoint's trainer state. 2: the storage's slots in use, with bits packed, and
-each snapshot once; 1 (unmarked): every slot of the storage, 186 MB for the default config."""
+TRAINER_FORMAT = 3
+"""The version of the layout of a training checkpoint's trainer state (:func:`training.trainer.trainer_state`:
+the storage's slots in use with their bits packed, each snapshot once, the league's win rates, the rolling
+exploiters and the fixed agents' random states); a checkpoint of any other is not resumed. Raised whenever
+that layout changes."""
 
 
 def pack(obj):
@@ -48,12 +50,12 @@ def same_weights(one: torch.nn.Module, other: torch.nn.Module) -> bool:
 
 
 def check_trainer_format(payload: dict, path: Path) -> None:
-    """The checkpoint's trainer state is in the layout this train.py resumes (:data:`TRAINER_FORMAT`)."""
-    found = payload["trainer"].get("format", 1) if isinstance(payload["trainer"], dict) else None
+    """The checkpoint's trainer state is in the layout this train.py resumes (:data:`TRAINER_FORMAT`), or a
+    one-line :class:`RunError` saying which it holds (None: unmarked)."""
+    found = payload["trainer"].get("format") if isinstance(payload["trainer"], dict) else None
     if found != TRAINER_FORMAT:
-        writer = "an older train.py, which saved every storage slot" if found == 1 else "another train.py"
-        raise RunError(f"{path} holds trainer state of format {found!r}, written by {writer}; this train.py "
-                       f"resumes format {TRAINER_FORMAT} only: resume it with the version that wrote it, "
+        raise RunError(f"{path} holds trainer state of format {found!r}, written by another train.py; this "
+                       f"train.py resumes format {TRAINER_FORMAT} only: resume it with the version that wrote it, "
                        "or start afresh (overwrite=true)")
 
 

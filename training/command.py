@@ -20,7 +20,7 @@ from training.run_folder import RunError
 from training.stop_signals import Interrupted
 from training.sweep import plan_sweep, sweep
 from training import trainer
-from training.trainer import train
+from training.run import train
 
 DEFAULT_CONFIG = "configs/default.yaml"
 

@@ -20,8 +20,8 @@ from typing import Optional
 
 import yaml
 
-from agents import make_agent
-from agents.ppo import load_checkpoint, load_network
+from agents.ppo import load_checkpoint
+from agents.registry import check_spec
 from briscola_env import preset
 from briscola_env.rewards import REWARD_MODES
 
@@ -103,7 +103,7 @@ class Config:
     """More fixed agents for the pool besides `opponent` (agent specs: the distilled network, exploiters of
     the learner, ...): each fixed seat goes to one of them, the ones the learner beats least the most often
     (prioritised fictitious self-play, AlphaStar's f(x) = (1 - x)^pfsp_power of the learner's win rate
-    against each). Empty: `opponent` alone, as before."""
+    against each). Empty: `opponent` alone."""
     pfsp_power: float = 2.0
     """The exponent of the league's weighting: 0 draws the fixed agents uniformly; higher, the harder ones more."""
     exploiter_every: int = 0
@@ -220,9 +220,9 @@ def parse_overrides(overrides: list[str]) -> dict:
     return values
 
 
-def make_config(values: dict, resuming: bool = False) -> Config:
-    """The default config updated by ``values``, checked whole by :func:`check_config` (``resuming``: as
-    the config of a run to resume). An unknown key or a value of the wrong type is an error naming it.
+def make_config(values: dict) -> Config:
+    """The default config updated by ``values``, checked whole by :func:`check_config`. An unknown key or a
+    value of the wrong type is an error naming it.
     A float key also takes a number in exponent notation that YAML 1.1 (PyYAML) reads as text, such as
     ``3e-4`` (:data:`EXPONENT_FLOAT`)."""
     known = {f.name: f for f in fields(Config)}
@@ -239,29 +239,29 @@ def make_config(values: dict, resuming: bool = False) -> Config:
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ValueError(f"config key {key!r} must be {expected.__name__}; got {value!r}")
         setattr(config, key, value)
-    check_config(config, resuming)
+    check_config(config)
     return config
 
 
-def check_config(config: Config, resuming: bool = False) -> None:
+def check_config(config: Config) -> None:
     """Every value in its range and the keys consistent with each other, or a ValueError naming the key.
-    ``resuming``: the config of a run to resume, whose network is in its checkpoint: init_from, read when
-    the run started, is not read again (it may have been moved or rewritten since, or be relative to
-    another folder)."""
+    The agent specs (opponent, league) are checked by parsing them, and init_from not at all: what is built
+    from them is built once, by the trainer (:class:`training.trainer.Trainer`), which names the key of one
+    that does not build; train.py builds it before it writes anything."""
     for key, bound in BOUNDS.items():
         value = getattr(config, key)
         if not bound.admits(value):
             raise ValueError(f"config key {key!r} must be {bound}; got {value!r}")
     preset(config.rules)  # checks the preset name
     try:
-        make_agent(config.opponent, rules=preset(config.rules))
+        check_spec(config.opponent)
     except ValueError as error:
         raise ValueError(f"config key 'opponent' must be an agent spec: {error}") from None
     if not all(isinstance(spec, str) for spec in config.league):
         raise ValueError(f"config key 'league' must list agent specs; got {config.league!r}")
     for spec in config.league:
         try:
-            make_agent(spec, rules=preset(config.rules))
+            check_spec(spec)
         except ValueError as error:
             raise ValueError(f"config key 'league': {spec!r} is not an agent spec: {error}") from None
     if config.reward not in REWARD_MODES:
@@ -278,14 +278,6 @@ def check_config(config: Config, resuming: bool = False) -> None:
     if not config.hidden_sizes or not all(type(size) is int and size > 0 for size in config.hidden_sizes):
         raise ValueError(f"config key 'hidden_sizes' must list one or more positive integers; "
                          f"got {config.hidden_sizes!r}")
-    if config.init_from and not resuming:
-        try:
-            start = load_network(config.init_from, preset(config.rules))
-        except (OSError, ValueError) as error:
-            raise ValueError(f"config key 'init_from' must be a policy or training checkpoint: {error}") from None
-        if start.hidden != list(config.hidden_sizes):
-            raise ValueError(f"config key 'init_from': {config.init_from} holds a network of hidden sizes "
-                             f"{start.hidden}, not hidden_sizes {list(config.hidden_sizes)}: set hidden_sizes to match")
     if config.concealment_coef and not config.belief_coef:
         raise ValueError("config key 'concealment_coef' needs the belief head: set belief_coef > 0")
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
@@ -314,7 +306,7 @@ def resume_config(run: Path, overrides: list[str]) -> Config:
     if refused:
         raise ValueError(f"--resume cannot change {', '.join(map(repr, refused))}: it would make the run "
                          f"another one; a resumed run may override only {', '.join(RESUME_OVERRIDES)}")
-    return make_config({**saved, **changes}, resuming=True)
+    return make_config({**saved, **changes})
 
 
 

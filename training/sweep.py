@@ -27,10 +27,10 @@ from evaluation import evaluate_table
 from evaluation.duplicate import games_per_deal
 from evaluation.parallel import run_pieces
 from evaluation.sweep import BOOTSTRAP_RESAMPLES, aggregate, seeds_table
-from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, check_config, make_config, read_mapping
+from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, make_config, read_mapping
 from training.checkpoint import check_trainer_format
 from training.run_folder import RunError, run_contents, run_lock
-from training.trainer import check_checkpoint_matches, train
+from training.run import check_checkpoint_matches, train
 
 SWEEP_EVAL_SEED = int.from_bytes(b"sweep-eval", "big")
 """evaluate_pair's seed for a sweep's held-out deals: the same deals for every seed of a sweep (the seeds are
@@ -65,7 +65,7 @@ def seed_run(config: Config) -> SeedRun:
     try:
         saved = read_mapping(folder / "config.yaml")
         theirs = dataclasses.asdict(make_config({key: value for key, value in saved.items()
-                                                 if key not in ("version", "git_commit", *PER_PROCESS)}, resuming=True))
+                                                 if key not in ("version", "git_commit", *PER_PROCESS)}))
     except ValueError as error:
         raise RunError(f"{folder} holds no run config this version reads: {error}") from None
     ours = dataclasses.asdict(config)
@@ -115,8 +115,6 @@ def plan_sweep(config: Config, seeds: list[int], overrides: list[str], aggregate
         raise RunError(f"{len(refused)} seeds' run folders stop the sweep:\n  " + "\n  ".join(refused))
     if refused:
         raise RunError(refused[0])
-    for run in runs:
-        check_config(run.config, resuming=run.state != "new")
     missing = [f"{run.folder} ({'no run' if run.state == 'new' else 'unfinished'})"
                for run in runs if run.state != "finished"]
     if aggregate_only and missing:
