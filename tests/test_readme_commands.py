@@ -1,4 +1,5 @@
-"""The README's shell commands run, through the same entry points, with small sizes."""
+"""The shell commands of the README and the documentation pages run, through the same entry points, with small
+sizes."""
 
 import re
 import shlex
@@ -10,13 +11,16 @@ from benchmarks.engine import main as benchmark
 from briscola_cli.main import main as briscola
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+PAGES = [README, *sorted((README.parent / "docs").glob("*.md"))]  # the landing page and the docs' own pages
 SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1", "--games": "40",
          "--epochs": "1", "--decisions": "4096", "--eval-deals": "4", "--search-deals": "0"}
 
 
 def commands() -> list[list[str]]:
     found = []
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S):
+    blocks = [block for page in PAGES for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"),
+                                                              flags=re.S)]
+    for block in blocks:
         for line in block.splitlines():
             line = line.split("#")[0].strip()
             for part in line.split("&&"):
@@ -81,6 +85,6 @@ def test_readme_command_runs(words, tmp_path, monkeypatch):
 
 
 def test_the_benchmark_command_runs():
-    """The README's Speed section names `python -m benchmarks.engine`."""
-    assert "python -m benchmarks.engine" in README.read_text(encoding="utf-8")
+    """The benchmarks page names `python -m benchmarks.engine`."""
+    assert "python -m benchmarks.engine" in (README.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     benchmark(["--batch-sizes", "1", "8", "--env-sizes", "8", "--seconds", "0.05", "--repeats", "1"])

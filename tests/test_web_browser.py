@@ -3,7 +3,7 @@
 A person's whole hand played by clicking (one illegal click refused with a message, the game
 unchanged), its score the engine's payoffs for that deal; watch mode run to the end of a hand;
 a record stepped through in replay mode, showing the record's cards; point bids typed in. The
-same tests take the screenshots of each mode: into a temporary folder, or, to renew README's pictures,
+same tests take the screenshots of each mode: into a temporary folder, or, to renew the pictures of docs/play.md,
 into docs/ with ``BRISCOLA_SCREENSHOTS=docs python -m pytest tests/test_web_browser.py``.
 
 Without Playwright (the test extra) or the browser (``apt-get install chromium``, as .ci/run does) the
