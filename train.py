@@ -1,6 +1,6 @@
 """PPO self-play for Briscola Chiamata: one policy for all five seats learns the auction, the call
 and the play. The trainer is :mod:`training.trainer` (in CleanRL's order); this script is its command
-line (:mod:`training.command`); ``python train.py --help`` lists the options and every config key.
+line (:mod:`briscola_cli.train`); ``python train.py --help`` lists the options and every config key.
 
     python train.py                                   # configs/default.yaml
     python train.py --config configs/tiny.yaml num_envs=16 seed=3
@@ -9,7 +9,9 @@ line (:mod:`training.command`); ``python train.py --help`` lists the options and
     python train.py --exploit heuristic --decisions 5000000          # the heuristic's exploitability
 """
 
-from training.command import main
+import sys
+
+from briscola_cli.train import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

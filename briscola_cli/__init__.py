@@ -1,6 +1,8 @@
-"""The ``briscola`` command (:mod:`briscola_cli.main`): the top of the project, above the evaluation
-(evaluate, tournament, session, play, replay, belief, concealment, export), the training (sweep,
-exploit, label, distill) and the web table (serve), whose functions its subcommands call."""
+"""The ``briscola`` command (:mod:`briscola_cli.main`, a dispatcher) and ``python train.py``
+(:mod:`briscola_cli.train`): the top of the project, above the evaluation (evaluate, tournament,
+field, session, play, replay, concealment), the training (train, sweep, exploit, belief, label,
+distill, export) and the web table (serve). Each subcommand is a module here holding its parser and
+a ``run`` function that calls those packages; :mod:`.options` holds what they share."""
 
 from .main import main
 

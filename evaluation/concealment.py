@@ -28,17 +28,20 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Union
+from typing import Callable, Optional, Union
 
 import numpy as np
 
-from agents import Agent
+from agents import Agent, make_agent
 from agents.belief import BeliefModel, Views, collect_views
+from briscola_env import preset
 from briscola_env.cards import NUM_TRICKS
 from briscola_env.engine import Role
 from briscola_env.files import write_atomically
 from briscola_env.rules import RulesConfig, resolve_rules
 from briscola_env.seeds import deal_seeds, refuse_training_deals
+
+from .report import claim_folder
 
 VIEWERS = {"caller": Role.CALLER, "defender": Role.DEFENDER}
 # A uniform guess: the caller's partner is one of the four others; a defender's, one of the
@@ -186,3 +189,22 @@ def write(results: list[ConcealmentResult], folder) -> None:
     (folder / "concealment.md").write_text(concealment_table(results) + "\n")
     plot_concealment(results, folder / "concealment.png")
     write_atomically(folder / "concealment.json", json.dumps([r.as_dict() for r in results], indent=1))
+
+
+def concealment_report(specs: list[str], belief_path: Path, games: int, seed: int, rules_name: str,
+                       out: Optional[Path]) -> str:
+    """One population per spec (that agent at every seat, seeded ``seed`` + its index), measured against
+    the belief model saved at ``belief_path``: :func:`concealment_table`'s tables, also written with a PNG
+    into the run folder ``out`` (new or empty; None: nothing written): ``briscola concealment``. A model
+    trained on any of the deals played, or without a record of its training deals, is refused before
+    anything is played or written."""
+    belief = BeliefModel.load(belief_path)
+    belief_unseen_on(belief, concealment_deals(games, seed))
+    rules = preset(rules_name)
+    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    if out is not None:
+        claim_folder(out)
+    results = [concealment(belief, agent, spec, games, seed, rules) for agent, spec in zip(agents, specs)]
+    if out is not None:
+        write(results, out)
+    return concealment_table(results)

@@ -48,20 +48,6 @@ def check_workers(workers) -> int:
     return workers
 
 
-def add_work_arguments(parser) -> None:
-    """``--workers`` and ``--chunk`` on an argparse ``parser``: how a command (``briscola evaluate``,
-    ``briscola tournament``) spreads its deals over Ray tasks. Checked by :func:`check_workers` and
-    :func:`deal_chunks`, before the command writes anything."""
-    parser.add_argument("--workers", type=int, default=0,
-                        help="0: play in this process; N: as Ray tasks on a local Ray of N CPUs started for the run "
-                             "(pip install -e '.[ray]'), or on the cluster at RAY_ADDRESS (after ray start --head). "
-                             "The results are the same either way, whatever N")
-    parser.add_argument("--chunk", type=int, default=None,
-                        help="deals a piece of work (one batch of games, one Ray task). The agents are seeded per "
-                             "piece, so agents that draw random numbers play other games with another chunk "
-                             f"(default: {MAX_CHUNK}, or fewer so as to cut the deals into {MIN_PIECES} pieces)")
-
-
 def chunk_size(deals: int, chunk: Optional[int] = None) -> int:
     """The deals a piece: ``chunk`` if a whole number of at least 1 (else a ValueError); by default
     (None) :data:`MAX_CHUNK`, or fewer so as to make :data:`MIN_PIECES` pieces when there are as many

@@ -17,9 +17,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from agents import Agent
+from agents import Agent, make_agent
 from agents.play import play_games
-from briscola_env import engine
+from briscola_env import engine, preset
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import RulesConfig, resolve_rules
 
@@ -84,3 +84,19 @@ def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[
             live[s] &= totals[s].max(axis=1) < target
     winners = totals == totals.max(axis=1, keepdims=True)
     return SessionResult(totals, played, winners)
+
+
+def session_report(specs: Sequence[str], sessions: int, hands: Optional[int], target: Optional[float], seed: int,
+                   rules_name: str) -> str:
+    """``sessions`` sessions of the agents ``specs`` (player p is ``specs[p]``, seeded ``seed + p``; 5, 6
+    or 7 players) as a Markdown table of each player's mean total and share of wins: ``briscola session``."""
+    rules = preset(rules_name)
+    agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
+    players = np.tile(np.arange(len(specs)), (sessions, 1))
+    result = play_sessions(agents, players, hands, target, seed, rules)
+    rows = [f"{sessions} sessions of {len(specs)} players; hands per session: mean {result.hands.mean():.1f}",
+            "", "| player | agent | mean total | wins (ties shared) |", "|---|---|---:|---:|"]
+    share = result.winners / result.winners.sum(axis=1, keepdims=True)
+    for p, spec in enumerate(specs):
+        rows.append(f"| {p} | {spec} | {result.totals[:, p].mean():+.2f} | {share[:, p].mean():.1%} |")
+    return "\n".join(rows)

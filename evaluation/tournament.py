@@ -18,18 +18,16 @@ chunk in one batch, each chunk a piece of work computed from its own inputs alon
 agent reseeded from the run seed, the chunk's index and the agent's place in the population: the
 same results in this process and as Ray tasks (``--workers``), whatever their number.
 
-``briscola tournament SPEC SPEC ...`` (:func:`add_tournament_parser`, :func:`run_tournament`)
+``briscola tournament SPEC SPEC ...`` (:mod:`briscola_cli.tournament`, through :func:`tournament`)
 prints the table and writes ``results.md``, ``plots/ratings.png`` and, last, ``results.json``
 into a run folder of its own (:mod:`evaluation.report`).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
-import time
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -43,12 +41,12 @@ from agents.play import play_games
 from briscola_env import __version__, preset
 from briscola_env.cards import NUM_SEATS
 from briscola_env.files import write_atomically
-from briscola_env.rules import PRESETS, RulesConfig, resolve_rules
+from briscola_env.rules import RulesConfig, resolve_rules
 from briscola_env.seeds import deal_seeds as purpose_deal_seeds
 
 from .bootstrap import SAMPLES as BOOTSTRAP_SAMPLES
 from .bootstrap import percentile_interval
-from .parallel import add_work_arguments, check_workers, chunk_size, deal_chunks, piece_seed, run_pieces
+from .parallel import check_workers, chunk_size, deal_chunks, piece_seed, run_pieces
 from .ratings import bootstrap_ratings, check_identified, fit_ratings, openskill_ratings
 from .report import claim_folder, interval_cell
 
@@ -340,41 +338,3 @@ def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], see
                             "chunk": chunk})
     return result, out
 
-
-# --- the command line ---------------------------------------------------------------------------
-
-def add_tournament_parser(subparsers, formatter_class, epilog,
-                          positive_int: Callable[[str], int]) -> argparse.ArgumentParser:
-    """The ``tournament`` command among ``subparsers`` (those of ``briscola``), with ``formatter_class``,
-    ``epilog`` (the agent specs) and the argparse type of counts, ``positive_int``, as the other
-    commands' (given, not imported: :mod:`briscola_cli.main` imports this module)."""
-    about = ("Plays the agents on mixed tables (several seatings of the population on each deal) and rates\n"
-             "each one by its contribution to a seat's payoff over the heuristic's (the first agent's\n"
-             "without it), the luck of the cards cancelled; plus OpenSkill ratings from the same games.")
-    parser = subparsers.add_parser("tournament", help="rate a population of agents on mixed tables", description=about,
-                                   formatter_class=formatter_class, epilog=epilog)
-    parser.add_argument("specs", nargs="+", help="two agent specs or more (the same spec twice is two agents)")
-    parser.add_argument("--deals", type=positive_int, default=1000, help="deals to play")
-    parser.add_argument("--tables-per-deal", type=positive_int, default=None,
-                        help="tables (seatings) played on each deal, at least 2 (default: as many as agents, so "
-                             "that each deal seats every agent at every seat)")
-    parser.add_argument("--seed", type=int, default=0, help="seeds the deals, the seatings and the agents")
-    parser.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="run folder for results.json, results.md and plots/, new or empty: a folder that is "
-                             "not empty is refused (default runs/tournament-<time>, numbered -2, -3... if taken); "
-                             "results.json is written last")
-    add_work_arguments(parser)
-    return parser
-
-
-def run_tournament(args: argparse.Namespace) -> int:
-    """Run ``briscola tournament`` from its parsed ``args``: prints the table, writes the run folder.
-    Bad arguments raise ValueError (``briscola`` turns it into a usage error) before any file is written."""
-    start = time.perf_counter()
-    result, out = tournament(args.specs, args.deals, args.tables_per_deal, args.seed, args.rules,
-                             args.out or Path("runs") / time.strftime("tournament-%Y%m%d-%H%M%S"),
-                             numbered_out=args.out is None, workers=args.workers, chunk=args.chunk)
-    print(f"results in {out} ({time.perf_counter() - start:.1f} s)", file=sys.stderr)
-    print(results_markdown(result))
-    return 0

@@ -3,12 +3,12 @@ resumes from its checkpoint alone, a sweep checks every seed's checkpoint before
 error reads as the worker's own line, and names, numbers and deal counts the user may well give are taken
 or refused clearly."""
 
-import argparse
 import dataclasses
 import os
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -19,11 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import train  # noqa: E402
 from agents.ppo import PolicyValueNet, save_checkpoint  # noqa: E402
-from briscola_cli.main import evaluate  # noqa: E402
+from briscola_cli.main import run_command  # noqa: E402
+from briscola_cli.training_options import run_work  # noqa: E402
 from briscola_env import preset  # noqa: E402
+from evaluation.evaluate import evaluate  # noqa: E402
 from evaluation.parallel import ray_for, run_pieces  # noqa: E402
 from evaluation.report import results_markdown  # noqa: E402
-from training.command import run_or_exit  # noqa: E402
 from training.config import PER_PROCESS, load_config  # noqa: E402
 from training.exploit import exploit_config  # noqa: E402
 from training.run_folder import RunError  # noqa: E402
@@ -128,7 +129,8 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def test_a_ray_workers_error_is_the_workers_own_one_line_message(capsys):
-    parser = argparse.ArgumentParser(prog="train.py")
+    command = SimpleNamespace(__doc__=None, add_arguments=lambda parser: None,  # a command whose work is refused
+                              run=lambda args: run_work(lambda: run_pieces(refused, [6], workers=1)))
     with ray_for(1):
         with pytest.raises(RunError) as error:
             run_pieces(refused, [4], workers=1)
@@ -137,7 +139,7 @@ def test_a_ray_workers_error_is_the_workers_own_one_line_message(capsys):
             run_pieces(broken, [5], workers=1)
         assert str(error.value) == "piece 5: a value the work cannot take"
         with pytest.raises(SystemExit):
-            run_or_exit(parser, lambda: run_pieces(refused, [6], workers=1))
+            run_command(command, [], prog="train.py")
     err = capsys.readouterr().err
     assert err.strip().splitlines()[-1] == "train.py: error: piece 6: refused, and this line says why"
     assert "\x1b[" not in err and "pid=" not in err and "ray::" not in err

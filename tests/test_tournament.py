@@ -12,10 +12,10 @@ import pytest
 from agents import make_agent
 from briscola_env.cards import NUM_SEATS
 from briscola_env.seeds import deal_seeds
-from briscola_cli.main import HelpFormatter, positive_int
+from briscola_cli import tournament as tournament_command
+from briscola_cli.main import command_parser
 from evaluation.ratings import bootstrap_ratings, check_identified, fit_ratings
-from evaluation.tournament import (DEAL_PURPOSE, add_tournament_parser, meetings, play_tournament, run_tournament,
-                                   seat_counts, seating_design)
+from evaluation.tournament import DEAL_PURPOSE, meetings, play_tournament, seat_counts, seating_design
 
 KNOWN_ORDER = ["heuristic", "heuristic:noise=0.5", "random"]
 
@@ -110,15 +110,16 @@ def test_same_seed_same_tournament():
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="briscola")
-    add_tournament_parser(top.add_subparsers(dest="command", required=True), HelpFormatter, "the agent specs",
-                          positive_int)
-    return top
+    return command_parser(tournament_command, "briscola tournament")
+
+
+def run_tournament(args: argparse.Namespace) -> int:
+    return tournament_command.run(args) or 0
 
 
 def test_the_command_prints_and_writes_the_run_folder(tmp_path, capsys):
     out = tmp_path / "run"
-    args = parser().parse_args(["tournament", "heuristic", "random", "random", "--deals", "20", "--seed", "3",
+    args = parser().parse_args(["heuristic", "random", "random", "--deals", "20", "--seed", "3",
                                 "--tables-per-deal", "2", "--out", str(out)])
     assert run_tournament(args) == 0
     printed = capsys.readouterr().out
@@ -135,7 +136,7 @@ def test_the_command_prints_and_writes_the_run_folder(tmp_path, capsys):
 
 
 def test_without_the_heuristic_the_first_agent_is_pinned_and_said(tmp_path, capsys):
-    args = parser().parse_args(["tournament", "random", "heuristic:noise=0.9", "--deals", "10",
+    args = parser().parse_args(["random", "heuristic:noise=0.9", "--deals", "10",
                                 "--out", str(tmp_path / "run")])
     run_tournament(args)
     printed = capsys.readouterr().out
@@ -152,7 +153,7 @@ def test_without_the_heuristic_the_first_agent_is_pinned_and_said(tmp_path, caps
 ])
 def test_bad_arguments_are_refused_before_any_file(tmp_path, argv, message):
     out = tmp_path / "run"
-    args = parser().parse_args(["tournament", *argv, "--deals", "5", "--out", str(out)])
+    args = parser().parse_args([*argv, "--deals", "5", "--out", str(out)])
     with pytest.raises(ValueError, match=message):
         run_tournament(args)
     assert not out.exists()
@@ -161,14 +162,14 @@ def test_bad_arguments_are_refused_before_any_file(tmp_path, argv, message):
 @pytest.mark.parametrize("deals", ["0", "-3", "many"])
 def test_bad_deals_are_usage_errors(tmp_path, deals, capsys):
     with pytest.raises(SystemExit) as exit_:
-        parser().parse_args(["tournament", "random", "random", "--deals", deals, "--out", str(tmp_path / "run")])
+        parser().parse_args(["random", "random", "--deals", deals, "--out", str(tmp_path / "run")])
     assert exit_.value.code == 2 and "--deals" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
 
 def test_a_folder_that_is_not_empty_is_refused(tmp_path):
     (tmp_path / "old.txt").write_text("an earlier run")
-    args = parser().parse_args(["tournament", "random", "random", "--deals", "5", "--out", str(tmp_path)])
+    args = parser().parse_args(["random", "random", "--deals", "5", "--out", str(tmp_path)])
     with pytest.raises(ValueError, match="not empty"):
         run_tournament(args)
     assert [path.name for path in tmp_path.iterdir()] == ["old.txt"]

@@ -24,8 +24,9 @@ from briscola_env import __version__, raw_env, records
 from briscola_env.actions import text_to_action
 from briscola_env.rules import preset
 from evaluation.terminal import play_in_terminal
-from webtable import WebTableServer, add_serve_parser, make_server
-from webtable.cli import settings_from
+from briscola_cli.main import command_parser
+from briscola_cli.serve import make_server, settings_from
+from webtable import WebTableServer
 from webtable.sessions import SessionStore, Settings
 from webtable.tables import Table, deal_of
 
@@ -507,11 +508,9 @@ def test_webtable_sits_above_the_other_packages():
 # --- the command ---------------------------------------------------------------------------
 
 def parse(words):
-    import argparse
+    from briscola_cli import serve
 
-    parser = argparse.ArgumentParser(prog="briscola")
-    add_serve_parser(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(["serve", *words])
+    return command_parser(serve, "briscola serve").parse_args(words)
 
 
 def test_serve_options_are_checked_before_the_server_starts(tmp_path):
@@ -538,9 +537,7 @@ def test_serve_options_are_checked_before_the_server_starts(tmp_path):
 
 
 def test_briscola_serve_runs_until_ctrl_c(tmp_path):
-    code = ("import argparse, sys; from webtable import add_serve_parser, serve_command; "
-            "p = argparse.ArgumentParser(); add_serve_parser(p.add_subparsers(dest='command')); "
-            "sys.exit(serve_command(p.parse_args(sys.argv[1:])))")
+    code = "import sys; from briscola_cli.main import main; sys.exit(main())"
     process = subprocess.Popen([sys.executable, "-c", code, "serve", "--port", "0", "--record", str(tmp_path)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                                env={**os.environ, "PYTHONPATH": os.pathsep.join(

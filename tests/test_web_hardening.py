@@ -21,7 +21,7 @@ from briscola_env.actions import text_to_action
 from briscola_env.reference import ReferenceGame
 from briscola_env.rules import preset
 from evaluation.terminal import play_in_terminal
-from webtable import make_server, serve_command
+from briscola_cli.serve import make_server, run as run_serve
 from webtable.sessions import MAX_SESSIONS, SessionStore, Settings
 from webtable.tables import Table
 
@@ -51,7 +51,7 @@ def with_host(browser: Browser, host: str):
 def test_host_all_addresses_warns_at_start_and_still_refuses_foreign_host_names(host, capsys):
     args = parse(["--host", host, "--port", "0"])
     server = make_server(args)
-    serving = threading.Thread(target=serve_command, args=(args, server), daemon=True)
+    serving = threading.Thread(target=run_serve, args=(args, server), daemon=True)
     serving.start()
     try:
         port = server.server_address[1]
@@ -71,7 +71,7 @@ def test_host_all_addresses_warns_at_start_and_still_refuses_foreign_host_names(
 def test_host_on_a_loopback_address_prints_no_warning(capsys):
     args = parse(["--port", "0"])
     server = make_server(args)
-    serving = threading.Thread(target=serve_command, args=(args, server), daemon=True)
+    serving = threading.Thread(target=run_serve, args=(args, server), daemon=True)
     serving.start()
     server.shutdown()
     serving.join(timeout=30)

@@ -39,14 +39,26 @@ from .labelling import load_labels, read_plan
 
 @dataclass(frozen=True)
 class DistillSettings:
+    """How :func:`distill` fits the network; each field's docstring is its option's help in
+    ``briscola distill --help``."""
+
     hidden_sizes: tuple[int, ...] = (256, 256)
+    """widths of the network's hidden layers"""
     epochs: int = 10
+    """passes over the labels that are not held out"""
     batch_size: int = 512
+    """labelled decisions a minibatch (of Adam)"""
     learning_rate: float = 1e-3
+    """Adam's step size"""
     temperature: float = 0.25
+    """temperature of the softmax over the search's values that the policy learns (payoff units: the lower,
+    the closer to the search's greedy choice)"""
     value_coef: float = 0.1
+    """weight of the value's squared error beside the policy's cross-entropy"""
     holdout: float = 0.1
+    """share of the labels' deals held out (whole deals), to measure the network on"""
     seed: int = 0
+    """seeds the initial weights and the minibatches"""
 
     def __post_init__(self):
         for name in ("epochs", "batch_size"):

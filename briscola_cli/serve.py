@@ -1,11 +1,10 @@
-"""``briscola serve``: the web table's command, for the ``briscola`` command line to include.
-
-:func:`add_serve_parser` adds the ``serve`` command and its options to the ``briscola``
-subcommands; :func:`serve_command` runs it from the parsed arguments. Bad arguments (an agent
-spec that does not build, a record folder that cannot be written, a port in use) raise a
-ValueError saying what was wrong before the server starts, as the other commands do, for
-``briscola`` to print as a usage error.
-"""
+"""A local web page with the table, in three modes:
+  play    you at one seat, agents at the four others, hand after hand (the deal passing on),
+          with the session's running total; click to bid, call and play
+  watch   five agents, one action a step or running at the speed you choose, hands face up or not
+  replay  a game record (JSON Lines, as --record and briscola evaluate --record write them), stepped
+          forward and back: a file of the --record folder, or one you open from your computer
+Open the address it prints in a browser; Ctrl-C stops the server. Every browser has its own games."""
 
 from __future__ import annotations
 
@@ -17,25 +16,16 @@ from typing import Optional
 
 from briscola_env import preset
 from briscola_env.cards import NUM_SEATS
-from briscola_env.rules import PRESETS
 from evaluation.report import writable_folder
+from webtable.pool import AgentPool
+from webtable.server import WebTableServer, ip_address
+from webtable.sessions import Settings
 
-from .pool import AgentPool
-from .server import WebTableServer, ip_address
-from .sessions import Settings
+from .options import add_rules_option
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?", re.IGNORECASE)
-
-ABOUT = """\
-A local web page with the table, in three modes:
-  play    you at one seat, agents at the four others, hand after hand (the deal passing on),
-          with the session's running total; click to bid, call and play
-  watch   five agents, one action a step or running at the speed you choose, hands face up or not
-  replay  a game record (JSON Lines, as --record and briscola evaluate --record write them), stepped
-          forward and back: a file of the --record folder, or one you open from your computer
-Open the address it prints in a browser; Ctrl-C stops the server. Every browser has its own games."""
 
 
 def port_number(text: str) -> int:
@@ -49,18 +39,7 @@ def port_number(text: str) -> int:
     return value
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """The description as written, every option's default but None (its help says what leaving it out does)."""
-
-    def _get_help_string(self, action):
-        return action.help if action.default is None else super()._get_help_string(action)
-
-
-def add_serve_parser(subcommands, formatter_class: type = HelpFormatter) -> argparse.ArgumentParser:
-    """Add ``serve`` to ``subcommands`` (an ``add_subparsers()`` result); returns its parser.
-    ``formatter_class``: the help's layout (briscola may pass its own, for one look across commands)."""
-    parser = subcommands.add_parser("serve", help="play, watch and replay games in the browser (a local web table)",
-                                    description=ABOUT, formatter_class=formatter_class)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                         help="play mode's agents: one spec for the four other seats, or four in seat order "
                              "(the specs of briscola evaluate --help)")
@@ -71,7 +50,7 @@ def add_serve_parser(subcommands, formatter_class: type = HelpFormatter) -> argp
     parser.add_argument("--seed", type=int, default=None,
                         help="seeds the deals and the agents: every new session deals the same hands, those of "
                              "briscola play --seed (default: new hands each time)")
-    parser.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
+    add_rules_option(parser)
     parser.add_argument("--record", type=Path, default=None, metavar="DIR",
                         help="write your games into this folder as game records (one play-<time>-<id>.jsonl per "
                              "play session), and offer its .jsonl files in replay mode (default: nothing written, "
@@ -86,7 +65,6 @@ def add_serve_parser(subcommands, formatter_class: type = HelpFormatter) -> argp
                              "localhost and its host name)")
     parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="the port (0: any free port)")
     parser.add_argument("--log-requests", action="store_true", help="print every request on stderr")
-    return parser
 
 
 def allowed_hosts(names) -> list[str]:
@@ -152,9 +130,9 @@ def exposure_warning(server: WebTableServer) -> Optional[str]:
             "--allow-host NAME adds a name.")
 
 
-def serve_command(args: argparse.Namespace, server: Optional[WebTableServer] = None) -> int:
-    """Run ``briscola serve`` from its parsed ``args`` until Ctrl-C; returns the exit status (0). A server
-    that listens beyond this machine is said on stderr first (:func:`exposure_warning`)."""
+def run(args: argparse.Namespace, server: Optional[WebTableServer] = None) -> int:
+    """Serve until Ctrl-C (``server``: one :func:`make_server` made, else made here from ``args``); the
+    exit status, 0. A server that listens beyond this machine is said on stderr first (:func:`exposure_warning`)."""
     server = server or make_server(args)
     settings = server.settings
     warning = exposure_warning(server)
