@@ -2,8 +2,8 @@
 scores, the options several commands take (``--rules``, ``--workers``/``--chunk``) and the list
 of agent specs that ``briscola evaluate --help`` ends with.
 
-Nothing here imports torch: ``briscola --help`` and the help of the commands that do not train
-work on an install without it."""
+Nothing here imports torch, and nothing of the project until a command uses it: ``briscola --help``
+imports this module alone."""
 
 from __future__ import annotations
 
@@ -13,11 +13,6 @@ import inspect
 import itertools
 import textwrap
 from typing import Optional
-
-from agents.registry import AGENTS
-from agents.spec import NESTED_SPEC_EXAMPLE, describe_options
-from briscola_env.rules import PRESETS
-from evaluation.parallel import MAX_CHUNK, MIN_PIECES
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -69,6 +64,8 @@ def positive_score(text: str) -> float:
 
 def add_rules_option(parser: argparse.ArgumentParser) -> None:
     """``--rules``: the preset the command plays (:data:`briscola_env.rules.PRESETS`)."""
+    from briscola_env.rules import PRESETS
+
     parser.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
 
 
@@ -76,6 +73,8 @@ def add_work_arguments(parser: argparse.ArgumentParser) -> None:
     """``--workers`` and ``--chunk``: how a command (evaluate, tournament, field) spreads its deals over
     Ray tasks. Checked by :func:`evaluation.parallel.check_workers` and :func:`evaluation.parallel.chunk_size`
     before the command writes anything."""
+    from evaluation.parallel import MAX_CHUNK, MIN_PIECES
+
     parser.add_argument("--workers", type=int, default=0,
                         help="0: play in this process; N: as Ray tasks on a local Ray of N CPUs started for the run "
                              "(pip install -e '.[ray]'), or on the cluster at RAY_ADDRESS (after ray start --head). "
@@ -107,6 +106,9 @@ class PPOSpecOptions:
 def agent_specs_help() -> str:
     """Every agent spec with its options and their defaults, read from the registry's classes (so
     the list is that of :func:`agents.make_agent`): the epilog of ``briscola evaluate --help``."""
+    from agents.registry import AGENTS
+    from agents.spec import NESTED_SPEC_EXAMPLE, describe_options
+
     def entry(form: str, options: list[str], about: str = "") -> str:
         text = about + ", ".join(options)
         return f"  {form}\n" + textwrap.fill(text, width=100, initial_indent=" " * 6, subsequent_indent=" " * 6)
