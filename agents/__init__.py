@@ -12,8 +12,10 @@ one from a spec string, as the ``briscola`` command line does.
 
 :class:`SingleSeatEnv` (:mod:`.single_seat`) is one seat against four agents as a
 Gymnasium env, and :class:`SingleSeatVectorEnv` N such hands over the batched engine;
-:mod:`.sb3` adapts the latter to Stable-Baselines3. They live here, above the environment
-package, because agents (from spec strings) play the other seats.
+importing this package registers both with Gymnasium as :data:`SINGLE_SEAT_ENV_ID`
+(for ``gymnasium.make`` and ``gymnasium.make_vec``), and :mod:`.sb3` adapts the vector env to
+Stable-Baselines3. They live here, above the environment package, because agents (from spec
+strings) play the other seats.
 """
 
 from .adapter import AECPolicy
@@ -23,10 +25,10 @@ from .hybrid import HybridAgent
 from .pimc import PIMCAgent
 from .random_agent import RandomAgent
 from .registry import AGENTS, make_agent
-from .single_seat import SingleSeatEnv, SingleSeatVectorEnv
+from .single_seat import SINGLE_SEAT_ENV_ID, SingleSeatEnv, SingleSeatVectorEnv
 
 __all__ = ["Agent", "RandomAgent", "HeuristicAgent", "HybridAgent", "PIMCAgent", "PPOAgent", "AECPolicy", "AGENTS",
-           "make_agent", "SingleSeatEnv", "SingleSeatVectorEnv"]
+           "make_agent", "SingleSeatEnv", "SingleSeatVectorEnv", "SINGLE_SEAT_ENV_ID"]
 
 
 def __getattr__(name):  # PPOAgent needs torch: imported only when asked for

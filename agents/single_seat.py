@@ -32,6 +32,19 @@ and steps it after, where it is often illegal.
 
 ``reset(seed=...)`` seeds the deal, the seat drawn and the opponents' generators, so one seed
 always gives the same episode for the same learner actions.
+
+**Gymnasium's registry.** Importing :mod:`agents` registers :data:`SINGLE_SEAT_ENV_ID`,
+``briscola/briscola_chiamata_single_seat-v0``: ``gymnasium.make(SINGLE_SEAT_ENV_ID, opponents="random",
+rules="monte")`` takes the keyword arguments of :class:`SingleSeatEnv`, and
+``gymnasium.make_vec(SINGLE_SEAT_ENV_ID, num_envs=256, opponents="heuristic")`` builds a
+:class:`SingleSeatVectorEnv` (the id's ``vector_entry_point``; ``vectorization_mode="sync"`` gives
+Gymnasium's ``SyncVectorEnv`` of :class:`SingleSeatEnv` instead). As for any package's ids, ``import agents``
+(or ``gymnasium.register_envs(agents)``) comes first. The id is the PettingZoo env's
+(``briscola/briscola_chiamata_v0``, :data:`briscola_env.ENV_ID`) with ``_single_seat``, and its version as
+``-v0``, the only suffix Gymnasium reads as a version (PettingZoo reads both, and files ``_v0`` as ``-v0``).
+``gymnasium.make`` wraps the env in Gymnasium's own wrappers, which do not pass other methods on: the mask
+is ``env.unwrapped.action_masks()``, ``env.get_wrapper_attr("action_masks")()`` (as sb3-contrib's
+``MaskablePPO`` reads it) or ``info["action_mask"]``.
 """
 
 from __future__ import annotations
@@ -51,6 +64,8 @@ from briscola_env.rules import RulesConfig, resolve_rules
 
 from .adapter import AECPolicy
 from .registry import make_agent
+
+SINGLE_SEAT_ENV_ID = "briscola/briscola_chiamata_single_seat-v0"  # Gymnasium's namespace/name-vN
 
 
 class LegalActions(gymnasium.spaces.Discrete):
@@ -334,3 +349,14 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
             final_info = {**final_info, **{f"_{key}": terminated for key in final_info}}
             infos.update(final_info=final_info, _final_info=terminated)
         return infos
+
+
+def _register() -> None:
+    """Registers :data:`SINGLE_SEAT_ENV_ID` with Gymnasium (see the module docstring); an id already
+    registered (a reloaded module) is left as it is."""
+    if SINGLE_SEAT_ENV_ID not in gymnasium.registry:
+        gymnasium.register(SINGLE_SEAT_ENV_ID, entry_point="agents.single_seat:SingleSeatEnv",
+                           vector_entry_point="agents.single_seat:SingleSeatVectorEnv")
+
+
+_register()

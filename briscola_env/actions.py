@@ -19,6 +19,8 @@ standing one: a weaker rank, then more points.
 
 from __future__ import annotations
 
+from typing import SupportsInt
+
 from .cards import FACE_SYMBOLS, NUM_CARDS, NUM_FACES, card_str, card_tables, parse_card
 
 PASS = 0
@@ -70,8 +72,9 @@ def bid_points(action: int) -> int:
     return int(action) - POINT_BID_OFFSET + MIN_POINTS
 
 
-def action_to_text(action: int, ten_card: str = "three") -> str:
-    """``pass``, ``bid A`` (rank bid, face symbol), ``bid 75``, ``call A♦``, ``play 3♠``."""
+def action_to_text(action: SupportsInt, ten_card: str = "three") -> str:
+    """``pass``, ``bid A`` (rank bid, face symbol), ``bid 75``, ``call A♦``, ``play 3♠``, for an action id as an int
+    or a NumPy integer."""
     a = int(action)
     if a == PASS:
         return "pass"

@@ -146,21 +146,19 @@ class BatchedEnv:
         drawn = rng.integers(0, MAX_SEED, self.num_envs)  # drawn either way: the later deals stay the same
         first_deals = drawn if deal_seeds is None else self._checked_deal_seeds(deal_seeds, "deal_seeds")
         self._rng, self.deal_seeds = rng, first_deals
-        self.state = engine.init(self.deal_seeds, self.rules)
+        self.state = state = engine.init(self.deal_seeds, self.rules)
         # The history is kept up to date an action at a time (the rest of a view is written
         # fresh for the seat to act): per seat what depends on the viewer, once what does not.
         self._seat_history = np.zeros(self._seat_history_shape(), dtype=np.uint8)
         self._shared_history = np.zeros(self._shared_history_shape(), dtype=np.uint8)
         nothing = np.zeros(0, dtype=np.int64)
-        return self._output(np.zeros((self.num_envs, self.seats), np.float32), np.zeros(self.num_envs, bool),
-                            self._outcome(nothing))
+        return self._output(state, np.zeros((self.num_envs, self.seats), np.float32), np.zeros(self.num_envs, bool),
+                            self._outcome(state, nothing))
 
     def step(self, actions, active=None) -> BatchStep:
         """One decision in every game (or in the games ``active``, ``(N,)`` bool, says: the
         others stay as they are, whatever their action); games that end are scored and re-dealt."""
-        if self.state is None:
-            raise RuntimeError("call reset() before step()")
-        state = self.state
+        state = self._started("step")
         seat = state.current_player.astype(np.int64)
         phase = state.phase.copy()
         standing = state.high_bid.astype(np.int64)
@@ -174,7 +172,7 @@ class BatchedEnv:
         done = state.terminated & ~finished_before
         rewards = np.zeros((self.num_envs, self.seats), np.float32)
         ended = np.flatnonzero(done)
-        info = self._outcome(ended)
+        info = self._outcome(state, ended)
         if ended.size:
             rewards[ended] = hand_rewards(state, ended, self.reward)
             if self.auto_reset:
@@ -182,13 +180,13 @@ class BatchedEnv:
                 engine.reset_done(state, self.deal_seeds)
                 self._seat_history[ended] = 0
                 self._shared_history[ended] = 0
-        return self._output(rewards, done, info)
+        return self._output(state, rewards, done, info)
 
     def state_dict(self) -> dict:
         """Everything needed to continue exactly where this env is: NumPy arrays and plain values.
         The views' history is saved as ``seat_records`` and ``shared_records``, the names training
         checkpoints have always used for it."""
-        return {"engine": {name: array.copy() for name, array in self.state.to_arrays().items()},
+        return {"engine": {name: array.copy() for name, array in self._started("state_dict").to_arrays().items()},
                 "seat_records": self._seat_history.copy(), "shared_records": self._shared_history.copy(),
                 "deal_seeds": self.deal_seeds.copy(),
                 "rng": self._rng.bit_generator.state}
@@ -212,17 +210,19 @@ class BatchedEnv:
             rng.bit_generator.state = saved["rng"]
         except (TypeError, ValueError, KeyError) as error:
             raise ValueError(f"the saved rng is not a {type(rng.bit_generator).__name__} state: {error!r}") from None
-        self.state = State.from_arrays(self.rules, arrays)
+        self.state = state = State.from_arrays(self.rules, arrays)
         self._seat_history, self._shared_history = seat_history, shared_history
         self.deal_seeds, self._rng = deal_seeds, rng
         nothing = np.zeros(0, dtype=np.int64)
-        return self._output(np.zeros((n, self.seats), np.float32), np.zeros(n, bool), self._outcome(nothing))
+        return self._output(state, np.zeros((n, self.seats), np.float32), np.zeros(n, bool),
+                            self._outcome(state, nothing))
 
     def privileged(self) -> np.ndarray:
         """``(N, privileged_spec(rules).size)`` uint8 (or float32, as ``obs_dtype``): every hand and the partner,
         from the seat to act (seat 0 in a finished game, as for ``obs``). For centralized critics and probes
         only: an acting policy must not see it."""
-        view = encode_privileged(self.state, np.maximum(self.state.current_player, 0).astype(np.int64))
+        state = self._started("privileged")
+        view = encode_privileged(state, np.maximum(state.current_player, 0).astype(np.int64))
         return privileged_spec(self.rules).in_dtype(view, self.obs_dtype)
 
     # --- internals -------------------------------------------------------------------
@@ -246,8 +246,14 @@ class BatchedEnv:
             raise ValueError(f"{requirement}; got {seeds[bad[0]]} for game {bad[0]}")
         return seeds.astype(np.int64)
 
-    def _output(self, rewards: np.ndarray, done: np.ndarray, info: dict) -> BatchStep:
-        state, spec, history = self.state, self.observation_spec, self._history
+    def _started(self, call: str) -> State:
+        """The games' engine state; a RuntimeError naming ``call`` before the first :meth:`reset`."""
+        if self.state is None:
+            raise RuntimeError(f"call reset() before {call}()")
+        return self.state
+
+    def _output(self, state: State, rewards: np.ndarray, done: np.ndarray, info: dict) -> BatchStep:
+        spec, history = self.observation_spec, self._history
         seat = np.maximum(state.current_player, 0).astype(np.int64)  # a finished game shows seat 0
         obs = np.empty((self.num_envs, spec.size), dtype=spec.dtype)
         obs[:, :spec.history.start] = 0  # the history is copied in whole below
@@ -258,8 +264,8 @@ class BatchedEnv:
         info["deal_seed"] = self.deal_seeds.copy()
         return BatchStep(spec.in_dtype(obs, self.obs_dtype), state.legal_action_mask, seat, rewards, done, info)
 
-    def _outcome(self, ended: np.ndarray) -> dict:
-        state, n = self.state, self.num_envs
+    def _outcome(self, state: State, ended: np.ndarray) -> dict:
+        n = self.num_envs
 
         def column(values, fill, dtype):
             out = np.full((n,) + values.shape[1:], fill, dtype=dtype)
@@ -283,7 +289,7 @@ class BatchedEnv:
         """Add the action each game just took to the history of every seat."""
         game_width = self._seat_history[0].size
         flat = self._seat_history.reshape(-1)
-        history, seats, tricks = self._history, self.seats, self.state.tables.shape.tricks
+        history, seats, tricks = self._history, self.seats, self.rules.table_shape.tricks
         # Games that acted in the auction or in play (finished ones are in neither; calls are
         # no entry). Each entry is written at (the game's history + the entry's place in a
         # seat's history, from the action) + (each viewer's history + the actor's column there).

@@ -49,7 +49,7 @@ class Game:
     ``deal`` (each card's holder, a seat, or with a monte ``rules.table_shape.monte_holder``) and
     ``dealer``. :meth:`step` plays an action; the attributes read the hand as it stands."""
 
-    def __init__(self, rules: RulesConfig, deal: Sequence[int], dealer: int):
+    def __init__(self, rules: RulesConfig, deal: Sequence[int] | np.ndarray, dealer: int):
         if not isinstance(rules, RulesConfig):
             raise ValueError(f"rules must be a RulesConfig, got {type(rules).__name__}")
         self.rules = rules
@@ -62,7 +62,7 @@ class Game:
         self.state = engine.init_from_deals(deals, dealers, rules)  # checks both
         self.deal = np.asarray(deal).tolist()  # each card's holder as dealt
         self.dealer = int(dealer)
-        self._mask = None
+        self._mask: np.ndarray | None = None
 
     # --- playing --------------------------------------------------------------------------------
 

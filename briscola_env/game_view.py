@@ -79,7 +79,9 @@ class GameViews:
             held |= hand
         seen = mine
         if self.has_monte:
-            monte, discards = state.hidden.monte.item(0), state.hidden.discards.item(0)
+            hidden = state.hidden
+            assert hidden.monte is not None and hidden.discards is not None, "a table with a monte keeps both"
+            monte, discards = hidden.monte.item(0), hidden.discards.item(0)
             held |= discards | (monte if caller < 0 else 0)
             if seat == caller or phase == Phase.DONE:  # his own monte and discards; everyone's at the end
                 obs[start["monte"]:start["discards"] + NUM_CARDS] = card_bits(monte, discards)

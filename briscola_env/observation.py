@@ -365,7 +365,8 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
     flat = out.reshape(-1)
     row = games * out.shape[1]
 
-    singles = []  # (section, value, known): one-hot entries, written together at the end
+    # (section, value, known): the one-hot entries, written together at the end
+    singles: list[tuple[str, np.ndarray, np.ndarray | None]] = []
 
     def one(name: str, value: np.ndarray, known: np.ndarray | None = None) -> None:
         singles.append((name, value, known))
@@ -420,11 +421,11 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
     # An unknown value writes a 0 over its section's first entry, which has no other one to hold.
     at = np.empty((B, len(singles)), dtype=np.int64)
     written = np.ones((B, len(singles)), dtype=spec.dtype)
-    for j, (name, value, known) in enumerate(singles):
+    for j, (name, value, value_known) in enumerate(singles):
         at[:, j] = value
-        if known is not None:
-            at[:, j] *= known
-            written[:, j] = known
+        if value_known is not None:
+            at[:, j] *= value_known
+            written[:, j] = value_known
     at += row[:, None] + np.array([spec.sections[name].start for name, _, _ in singles])
     flat[at] = written
     return out[:, :start]
@@ -435,11 +436,13 @@ def _write_monte(state: State, me: np.ndarray, out: np.ndarray, spec: Observatio
 
     The caller sees the monte once he has taken it (the auction won) and his discards as he makes
     them; everyone sees both once the hand is done."""
+    hidden_monte, hidden_discards = state.hidden.monte, state.hidden.discards
+    assert hidden_monte is not None and hidden_discards is not None, "called for games with a monte only"
     done = state.phase == Phase.DONE
     caller = state.caller
     monte_seen = ((caller == me) & (caller >= 0)) | done
-    monte = np.where(monte_seen, state.hidden.monte, np.uint64(0))
-    discards = np.where((caller == me) | done, state.hidden.discards, np.uint64(0))
+    monte = np.where(monte_seen, hidden_monte, np.uint64(0))
+    discards = np.where((caller == me) | done, hidden_discards, np.uint64(0))
     words = np.stack([monte, discards], axis=1)[:, :, None]
     out[:, spec["monte"].start:spec["discards"].stop] = to_bool(words, NUM_CARDS).reshape(len(me), -1)
     return monte | discards
@@ -484,7 +487,9 @@ def encode_privileged(state: State, seats, out: np.ndarray | None = None) -> np.
     spec.view(out, "hands")[:] = to_bool(hands[:, :, None], NUM_CARDS)
     _one_hot(spec.view(out, "partner"), relative_seats(state.hidden.partner, me, shape.seats), shape.seats)
     if shape.monte_size:
-        words = np.stack([state.hidden.monte, state.hidden.discards], axis=1)[:, :, None]
+        monte, discards = state.hidden.monte, state.hidden.discards
+        assert monte is not None and discards is not None, "a table with a monte keeps both"
+        words = np.stack([monte, discards], axis=1)[:, :, None]
         out[:, spec["monte"].start:spec["discards"].stop] = to_bool(words, NUM_CARDS).reshape(len(me), -1)
     return out
 

@@ -1,10 +1,13 @@
 """Briscola Chiamata as a PettingZoo AEC environment.
 
 ===========================  ============================================================
-import                       ``from briscola_env import env`` (or ``raw_env``), or
-                             ``pettingzoo.make("aec", "briscola/BriscolaChiamata-v0")``
-                             after ``import briscola_env`` (PettingZoo 1.27+, which has
-                             the registry)
+import                       ``from briscola_env import env`` (or ``raw_env``, ``parallel_env``);
+                             after ``import briscola_env``, ``pettingzoo.make("aec", ENV_ID)``
+                             too (``"parallel"`` for ``parallel_env``; PettingZoo 1.27+,
+                             which has the registry)
+name, id                     ``metadata["name"]``: :data:`ENV_NAME`, ``briscola_chiamata_v0``;
+                             the registry id: :data:`ENV_ID`, ``briscola/briscola_chiamata_v0``
+                             (namespace/name, as PettingZoo's own ``classic/connect_four_v3``)
 agents                       ``player_0`` .. ``player_4`` (seats 0..4; play goes to the next)
 action space                 ``Discrete(151)``: see :mod:`briscola_env.actions`
 observation space            ``Dict(observation=Box(0, high, (1635,), uint8),
@@ -44,7 +47,13 @@ state, state_space           ``state()``: the privileged view, ``Box(0, 1, (205,
 
 ``env()`` adds PettingZoo's standard wrappers: an illegal action ends the hand
 with a penalty (``illegal_reward``, default -1) for the offender. ``raw_env``
-raises a ``ValueError`` naming the action and the legal ones.
+raises a ``ValueError`` naming the action and the legal ones. ``parallel_env()``
+is ``env()`` under PettingZoo's turn-based parallel API
+(``turn_based_aec_to_parallel``): every ``step`` takes a dict of actions of which
+only the acting agent's, the one whose ``action_mask`` is not all zero, is played.
+The game is turn-based, with the order of play set by the auction and the tricks,
+so ``metadata["is_parallelizable"]`` is False: PettingZoo's simultaneous-move
+``aec_to_parallel`` does not apply.
 
 Keyword arguments: ``rules`` (a :class:`~briscola_env.rules.RulesConfig` or a
 preset name) plus any rules field to override (``call_rule="at_least"``),
@@ -85,8 +94,9 @@ from typing import Any, Optional, Union
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .actions import NUM_ACTIONS, action_to_text
 from .engine import MAX_SEED, PHASE_NAMES, Phase, deal_from_seeds, hands_to_deal
@@ -97,7 +107,8 @@ from .render import render_text
 from .rewards import check_reward_mode, rewards_for
 from .rules import RulesConfig, resolve_rules
 
-ENV_ID = "briscola/BriscolaChiamata-v0"
+ENV_NAME = "briscola_chiamata_v0"  # metadata["name"]: PettingZoo's name_vN
+ENV_ID = f"briscola/{ENV_NAME}"  # the registry id: namespace/name_vN, as "classic/connect_four_v3"
 
 
 # The outcome fields of every info before the hand ends (and, but for ``void``, of a void hand).
@@ -106,10 +117,15 @@ NO_OUTCOME = {"void": False, "caller": -1, "partner": -1, "team_points": -1, "ma
 
 def env(illegal_reward: float = -1.0, **kwargs) -> AECEnv:
     """The environment with PettingZoo's standard wrappers (see the module docstring)."""
-    wrapped = raw_env(**kwargs)
+    wrapped: AECEnv = raw_env(**kwargs)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+def parallel_env(illegal_reward: float = -1.0, **kwargs) -> ParallelEnv:
+    """:func:`env` under PettingZoo's turn-based parallel API (see the module docstring)."""
+    return turn_based_aec_to_parallel(env(illegal_reward, **kwargs))
 
 
 def observation_box(spec: ObservationSpec, dtype: np.dtype) -> spaces.Box:
@@ -121,14 +137,14 @@ def observation_box(spec: ObservationSpec, dtype: np.dtype) -> spaces.Box:
 
 def _is_seat(value, seats: int) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
-        and 0 <= value < seats
+        and bool(0 <= value < seats)
 
 
 class raw_env(AECEnv):
     """One hand of Briscola Chiamata for five agents, or four (see the module docstring)."""
 
     metadata = {
-        "name": "briscola_chiamata_v0",
+        "name": ENV_NAME,
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
         "render_fps": 1,
@@ -150,6 +166,7 @@ class raw_env(AECEnv):
         if lang not in ("it", "en"):
             raise ValueError(f"lang must be 'it' or 'en'; got {lang!r}")
         self.render_mode, self.render_view, self.lang = render_mode, render_view, lang
+        self._viewer = None if render_view == "omniscient" else int(render_view)  # the seat whose hand is shown
 
         self.possible_agents = [f"player_{s}" for s in range(self.seats)]
         self.spec, self.state_spec = observation_spec(self.rules), privileged_spec(self.rules)
@@ -191,42 +208,44 @@ class raw_env(AECEnv):
             if "dealer" not in options:
                 raise ValueError(f'options "hands" needs a "dealer" too ({seats})')
             deal = hands_to_deal(options["hands"], options.get("monte"), self.rules)
+            dealer = int(options["dealer"])
         else:
             deals, dealers = deal_from_seeds(self._rng.integers(0, MAX_SEED, 1), self.rules)
             deal = deals[0]
             dealer = int(dealers[0]) if dealer is None else int(dealer)
-        self.game = Game(self.rules, deal, dealer)
-        self._views = GameViews(self.game)
+        self.game = game = Game(self.rules, deal, dealer)
+        self._views = GameViews(game)
 
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._set_phase_infos()
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._set_infos(game.phase)
+        self.agent_selection = self.possible_agents[game.current_player]
         self._observed: dict[str, dict] = {}
 
-    def _check_hand(self, call: str, needs_agents: bool = True) -> None:
-        """A clear error instead of a KeyError for calls out of order (PettingZoo's wrappers
-        give their own; ``raw_env`` stays plain)."""
+    def _check_hand(self, call: str, needs_agents: bool = True) -> Game:
+        """The hand in play; a clear error instead of a KeyError for calls out of order (PettingZoo's
+        wrappers give their own; ``raw_env`` stays plain)."""
         if self.game is None:
             raise RuntimeError(f"call reset() before {call}()")
         if needs_agents and not self.agents:
             raise RuntimeError(f"{call}() after the hand is over and every agent has stepped out; "
                                "call reset() for the next hand")
+        return self.game
 
     def last(self, observe: bool = True):
         self._check_hand("last")
         return super().last(observe)
 
     def observe(self, agent: str) -> dict:
-        self._check_hand("observe", needs_agents=False)  # a finished hand can still be observed
+        game = self._check_hand("observe", needs_agents=False)  # a finished hand can still be observed
         if agent not in self._seat:
             raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
         if agent not in self._observed:  # cached until the next step
-            if agent == self.agent_selection and not self.game.terminated:
-                mask = self.game.legal_mask().copy()  # the caller's own array, as the view is
+            if agent == self.agent_selection and not game.terminated:
+                mask = game.legal_mask().copy()  # the caller's own array, as the view is
             else:
                 mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             view = self.spec.in_dtype(self._views.observe(self._seat[agent]), self.obs_dtype)
@@ -237,17 +256,15 @@ class raw_env(AECEnv):
         """``(self.state_spec.size,)`` uint8 (or float32, as ``obs_dtype``), a new array: every
         hand and the partner, relative to the seat to act (seat 0 once the hand is over). For
         centralized critics only."""
-        self._check_hand("state", needs_agents=False)
-        game = self.game
+        game = self._check_hand("state", needs_agents=False)
         view = encode_privileged(game.state, np.array([max(game.current_player, 0)]))[0]
         return self.state_spec.in_dtype(view, self.obs_dtype)
 
     def step(self, action) -> None:
-        self._check_hand("step")
+        game = self._check_hand("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        game = self.game
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
                 or not 0 <= action < NUM_ACTIONS or not game.legal_mask()[action]:
             legal = ", ".join(action_to_text(a, self.rules.ten_card) for a in game.legal_actions())
@@ -259,16 +276,15 @@ class raw_env(AECEnv):
         self._observed.clear()
         self._cumulative_rewards[agent] = 0.0
         if game.terminated:
-            self._end_hand()
+            self._end_hand(game)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
             self._clear_rewards()
-            self._set_phase_infos()
+            self._set_infos(game.phase)
         if self.render_mode == "human":
             self.render()
 
-    def _end_hand(self) -> None:
-        game = self.game
+    def _end_hand(self, game: Game) -> None:
         rewards = rewards_for(self.reward_mode, np.array([game.payoffs]), np.array([game.caller]),
                               np.array([game.partner]), np.array([game.team_points]), np.array([game.made]))[0]
         outcome = {"void": True} if game.void else {
@@ -280,9 +296,6 @@ class raw_env(AECEnv):
             self.terminations[agent] = True
         self._set_infos(Phase.DONE, outcome, np.asarray(game.payoffs, dtype=np.float64))
         self._accumulate_rewards()
-
-    def _set_phase_infos(self) -> None:
-        self._set_infos(self.game.phase)
 
     def _set_infos(self, phase: int, outcome: Optional[dict] = None, payoffs: Optional[np.ndarray] = None) -> None:
         """New dicts, not updates of the old ones (an info a caller kept stays as it was), each with
@@ -300,8 +313,7 @@ class raw_env(AECEnv):
             return None
         if self.game is None:
             raise RuntimeError("call reset() before render()")
-        viewer = None if self.render_view == "omniscient" else self.render_view
-        text = render_text(self.game, viewer=viewer, lang=self.lang, names=self.possible_agents)
+        text = render_text(self.game, viewer=self._viewer, lang=self.lang, names=self.possible_agents)
         if self.render_mode == "human":
             print(text)
             return None

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -54,10 +54,11 @@ def _outcome(payoffs, caller, partner, team_points, made, multiplier) -> dict:
 def _described(auction, called_card: int, plays, outcome: dict, rules: RulesConfig, discards=()) -> dict:
     """The fields of a record that describe the hand: ``auction`` and ``plays`` are (seat, action id)
     and (seat, card id) pairs in order, ``discards`` card ids (a record has them with a monte only)."""
-    described = {"auction": [[int(seat), action_to_text(a, rules.ten_card)] for seat, a in auction],
-                 "call": card_str(int(called_card)) if called_card >= 0 else None,
-                 "plays": [[int(seat), card_str(int(card))] for seat, card in plays],
-                 "outcome": outcome}
+    described: dict[str, Any] = {
+        "auction": [[int(seat), action_to_text(a, rules.ten_card)] for seat, a in auction],
+        "call": card_str(int(called_card)) if called_card >= 0 else None,
+        "plays": [[int(seat), card_str(int(card))] for seat, card in plays],
+        "outcome": outcome}
     if rules.monte:
         described["discards"] = [card_str(int(card)) for card in sorted(discards)]
     return described
@@ -284,16 +285,16 @@ def _play(rules: RulesConfig, group: Sequence[dict]) -> tuple[engine.State, dict
         acting = sound & (t < lengths)
         late = acting & state.terminated
         illegal = acting & ~state.terminated & ~state.legal_action_mask[games, actions[:, t]]
-        for k in np.flatnonzero(late):
+        for k in np.flatnonzero(late).tolist():
             faults[k] = f"actions[{t}]: {action_to_text(actions[k, t], ten)!r} comes after the end of the hand"
-        for k in np.flatnonzero(illegal):
+        for k in np.flatnonzero(illegal).tolist():
             legal = ", ".join(action_to_text(a, ten) for a in np.flatnonzero(state.legal_action_mask[k]))
             faults[k] = (f"actions[{t}]: {action_to_text(actions[k, t], ten)!r} is illegal for seat "
                          f"{state.current_player[k]} in phase {engine.PHASE_NAMES[state.phase[k]]!r}; "
                          f"legal: {legal}")
         sound &= ~(late | illegal)
         engine.step_inplace(state, actions[:, t], active=sound & (t < lengths))
-    for k in np.flatnonzero(sound & ~state.terminated):
+    for k in np.flatnonzero(sound & ~state.terminated).tolist():
         faults[k] = (f"actions: the {lengths[k]} actions leave the hand unfinished, in phase "
                      f"{engine.PHASE_NAMES[state.phase[k]]!r}")
     return state, faults

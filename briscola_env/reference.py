@@ -392,6 +392,7 @@ class ReferenceGame:
         self.multiplier = multiplier
 
         table = rules.payoff_table
+        assert table is not None  # RulesConfig resolves None to the standard table when it is built
         sign = 1 if self.made else -1
         for s in range(self.seats):
             if s == self.caller:

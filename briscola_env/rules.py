@@ -219,18 +219,20 @@ class RulesConfig:
             raise ValueError(f"partner_payoff={self.partner_payoff!r} applies to five players; with players="
                              f"{self.players} the partner always scores as the caller (RULES.md's table for four): "
                              "leave partner_payoff='half'")
-        table = self.payoff_table
-        if table is None:
-            object.__setattr__(self, "payoff_table", PayoffTable.standard(self.partner_payoff, self.players))
-        elif isinstance(table, dict):
-            unknown = sorted(set(table) - {f.name for f in fields(PayoffTable)})
+        given: object = self.payoff_table  # as passed: a PayoffTable, a dict of its fields or None
+        if given is None:
+            table = PayoffTable.standard(self.partner_payoff, self.players)
+        elif isinstance(given, dict):
+            unknown = sorted(set(given) - {f.name for f in fields(PayoffTable)})
             if unknown:
                 raise ValueError(f"unknown payoff_table key(s) {unknown}; allowed keys: "
                                  f"{', '.join(f.name for f in fields(PayoffTable))}")
-            object.__setattr__(self, "payoff_table", PayoffTable(**table))
-        elif not isinstance(table, PayoffTable):
-            raise ValueError(f"payoff_table must be a PayoffTable, a dict or None; got {table!r}")
-        table = self.payoff_table
+            table = PayoffTable(**given)
+        elif isinstance(given, PayoffTable):
+            table = given
+        else:
+            raise ValueError(f"payoff_table must be a PayoffTable, a dict or None; got {given!r}")
+        object.__setattr__(self, "payoff_table", table)
         equal = self.partner_payoff == "equal" or self.players != NUM_SEATS
         expected_partner = table.caller if equal else table.caller / 2
         if table.partner != expected_partner:

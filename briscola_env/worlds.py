@@ -374,7 +374,9 @@ def replay(public: PublicView, deals: np.ndarray, discards: Optional[np.ndarray]
         card = ((public.played_by == seat[:, None]) & (public.played_in == trick[:, None])).argmax(axis=1)
         actions = np.where(state.phase == Phase.PLAY, PLAY_OFFSET + card, actions)
         if to_discard is not None:  # the world's discards, the lowest card first
-            left = to_discard & ~state.hidden.discards
+            discarded = state.hidden.discards
+            assert discarded is not None, "a world with discards to make has a monte"
+            left = to_discard & ~discarded
             lowest = np.bitwise_count((left & (~left + np.uint64(1))) - np.uint64(1)).astype(np.int64)
             actions = np.where(state.phase == Phase.DISCARD, PLAY_OFFSET + lowest, actions)
         if observe is not None:
@@ -400,8 +402,10 @@ def world_states(state: State, public: PublicView, deals: np.ndarray, index: np.
         taken = public.taken[index]
         holder = np.where(monte & taken[:, None], caller[:, None], holder)  # the monte went to the caller
         face_down = np.asarray(discards, dtype=bool)
-        worlds.hidden.monte[...] = (monte * CARD_BIT).sum(axis=1, dtype=np.uint64)
-        worlds.hidden.discards[...] = (face_down * CARD_BIT).sum(axis=1, dtype=np.uint64)
+        world_monte, world_discards = worlds.hidden.monte, worlds.hidden.discards
+        assert world_monte is not None and world_discards is not None, "a table with a monte keeps both"
+        world_monte[...] = (monte * CARD_BIT).sum(axis=1, dtype=np.uint64)
+        world_discards[...] = (face_down * CARD_BIT).sum(axis=1, dtype=np.uint64)
     worlds.hidden.hand_bits[...] = hand_bits(holder, exclude=played | face_down | (holder == seats), seats=seats)
     called = worlds.called_card.astype(np.int64)
     rows = np.arange(len(index))

@@ -143,6 +143,9 @@ def test_bad_input_is_a_clear_error():
     env = BatchedEnv(4, seed=0)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(4, dtype=np.int64))
+    for before_reset in (env.state_dict, env.privileged):  # no games yet
+        with pytest.raises(RuntimeError, match=rf"call reset\(\) before {before_reset.__name__}\(\)"):
+            before_reset()
     env.reset()
     with pytest.raises(ValueError, match="shape"):
         env.step(np.zeros(3, dtype=np.int64))

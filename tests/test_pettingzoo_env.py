@@ -1,7 +1,7 @@
 """The PettingZoo AEC environment (briscola_env.pettingzoo_env): PettingZoo's own
-API checks, the registry, spaces and masks, observations and payoffs against
-the batched engine on the same deals, rewards, seeding and given deals,
-illegal actions, rendering and configuration."""
+API checks (the parallel one on ``parallel_env``), the registry and the env's name,
+spaces and masks, observations and payoffs against the batched engine on the same
+deals, rewards, seeding and given deals, illegal actions, rendering and configuration."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 import briscola_env
-from briscola_env import engine, env, raw_env
+from briscola_env import engine, env, parallel_env, raw_env
 from briscola_env.actions import CALL_OFFSET, NUM_ACTIONS, PASS, PLAY_OFFSET, rank_bid
 from briscola_env.cards import NUM_SEATS, TOTAL_POINTS
 from briscola_env.observation import SPEC, encode
@@ -120,9 +119,31 @@ def test_render_test_passes_for_human_and_ansi(make):
     assert "Briscola Chiamata" in out.getvalue()  # human mode printed the table
 
 
+@pytest.mark.parametrize("rules", ["standard", "monte", "four_players", "al_buio"])
+def test_parallel_api_test_passes_without_a_warning(rules):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            parallel_api_test(parallel_env(rules=rules), num_cycles=1000)
+    assert "Passed Parallel API test" in out.getvalue()
+    assert [str(w.message) for w in caught] == []
+
+
+def test_parallel_env_is_the_wrapped_env_under_the_turn_based_parallel_api():
+    par = parallel_env(rules="four_players", illegal_reward=-3.0)
+    assert isinstance(par, pettingzoo.ParallelEnv)
+    assert par.metadata is par.unwrapped.metadata and par.metadata["is_parallelizable"] is False
+    assert par.possible_agents == [f"player_{s}" for s in range(4)]
+    observations, _ = par.reset(seed=2)
+    acting = next(a for a, o in observations.items() if o["action_mask"].any())
+    illegal = int(np.flatnonzero(observations[acting]["action_mask"] == 0)[0])
+    _, rewards, terminations, _, _ = par.step({acting: illegal})  # env()'s wrappers: the hand ends, a penalty
+    assert rewards[acting] == -3.0 and all(terminations.values())
+
+
 def test_turn_based_parallel_wrapper_plays_whole_hands():
     rng = np.random.default_rng(11)
-    par = turn_based_aec_to_parallel(env())
+    par = parallel_env()
     for seed in range(20):
         observations, infos = par.reset(seed=seed)
         assert set(observations) == set(AGENTS) and set(infos) == set(AGENTS)
@@ -151,10 +172,22 @@ def test_turn_based_parallel_wrapper_plays_whole_hands():
 
 # --- 2. The registry ----------------------------------------------------------------------
 
+def test_the_id_is_the_namespace_and_the_metadata_name_as_in_pettingzoo():
+    # PettingZoo's classic games: metadata["name"] "connect_four_v3", registry id "classic/connect_four_v3".
+    assert briscola_env.ENV_NAME == "briscola_chiamata_v0" == raw_env.metadata["name"] == env().metadata["name"]
+    assert briscola_env.ENV_ID == "briscola/briscola_chiamata_v0"
+    assert re.fullmatch(r"[a-z]+/[a-z_]+_v\d+", briscola_env.ENV_ID)
+
+
 @pytest.mark.skipif(not hasattr(pettingzoo, "aec_registry"), reason="PettingZoo < 1.27 has no registry")
 def test_pettingzoo_make_builds_a_working_env_with_a_versioned_id():
-    assert re.fullmatch(r"[\w.-]+/[\w.-]+-v\d+", briscola_env.ENV_ID), briscola_env.ENV_ID
-    assert pettingzoo.spec("aec", briscola_env.ENV_ID).version == 0
+    for kind in ("aec", "parallel"):
+        spec = pettingzoo.spec(kind, briscola_env.ENV_ID)
+        assert (spec.namespace, spec.name, spec.version) == ("briscola", "briscola_chiamata", 0)
+    # PettingZoo files name_v0 as name-v0 and finds the env by either, or by its name alone (the latest version).
+    filed, unversioned = briscola_env.ENV_ID.replace("_v0", "-v0"), briscola_env.ENV_ID.removesuffix("_v0")
+    for spelling in (filed, unversioned):
+        assert pettingzoo.spec("aec", spelling) is pettingzoo.spec("aec", briscola_env.ENV_ID)
     e = pettingzoo.make("aec", briscola_env.ENV_ID)
     assert isinstance(e, pettingzoo.AECEnv)
     assert isinstance(e.unwrapped, raw_env)
@@ -163,6 +196,18 @@ def test_pettingzoo_make_builds_a_working_env_with_a_versioned_id():
     assert actions and e.agents == []
     # Keyword arguments reach the env.
     assert pettingzoo.make("aec", briscola_env.ENV_ID, rules="seven").unwrapped.rules.ten_card == "seven"
+    par = pettingzoo.make("parallel", briscola_env.ENV_ID, rules="four_players", reward="points")
+    assert isinstance(par, pettingzoo.ParallelEnv) and par.unwrapped.rules.players == 4
+    assert par.unwrapped.reward_mode == "points" and len(par.reset(seed=1)[0]) == 4
+
+
+@pytest.mark.skipif(not hasattr(pettingzoo, "aec_registry"), reason="PettingZoo < 1.27 has no registry")
+def test_registering_again_keeps_the_registered_specs_without_a_warning():
+    specs = pettingzoo.spec("aec", briscola_env.ENV_ID), pettingzoo.spec("parallel", briscola_env.ENV_ID)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        briscola_env._register()  # as a reloaded module does
+    assert (pettingzoo.spec("aec", briscola_env.ENV_ID), pettingzoo.spec("parallel", briscola_env.ENV_ID)) == specs
 
 
 # --- 3. Spaces and metadata ---------------------------------------------------------------
@@ -184,7 +229,7 @@ def test_spaces_are_shared_typed_and_contain_the_observations(make):
     assert np.array_equal(box.high, SPEC.high) and (box.low == 0).all()
 
     meta = e.metadata
-    assert meta["name"] and isinstance(meta["name"], str)
+    assert meta["name"] == briscola_env.ENV_NAME
     assert meta["render_modes"] == ["human", "ansi"]
     assert meta["is_parallelizable"] is False
 

@@ -1,14 +1,18 @@
 """SingleSeatEnv: one seat against four agents, as a Gymnasium env that Gymnasium's and SB3's checkers
-accept and MaskablePPO trains on without an illegal action."""
+accept and MaskablePPO trains on without an illegal action, and that ``gymnasium.make`` and
+``gymnasium.make_vec`` build from its registered id."""
 
 from __future__ import annotations
+
+import warnings
 
 import gymnasium
 import numpy as np
 import pytest
 
-from agents import AECPolicy, HeuristicAgent, SingleSeatEnv
-from briscola_env import raw_env
+from agents import SINGLE_SEAT_ENV_ID, AECPolicy, HeuristicAgent, SingleSeatEnv, SingleSeatVectorEnv
+from briscola_env import ENV_ID, raw_env
+from briscola_env.actions import NUM_ACTIONS
 from briscola_env.engine import deal_from_seeds
 
 HAND_SEED = 11
@@ -164,3 +168,80 @@ def test_mean_payoff_plays_the_same_seeded_hands_for_every_policy():
     assert mean_payoff(env, first_legal, hands=6, seed=40) == (mean, half_width)
     with pytest.raises(ValueError, match="at least 2"):
         mean_payoff(env, first_legal, hands=1, seed=0)
+
+
+# --- Gymnasium's registry ---------------------------------------------------------------------
+
+def test_the_id_is_the_pettingzoo_envs_in_gymnasiums_versioned_form():
+    assert SINGLE_SEAT_ENV_ID == "briscola/briscola_chiamata_single_seat-v0"
+    assert SINGLE_SEAT_ENV_ID == ENV_ID.replace("_v0", "_single_seat-v0")
+    spec = gymnasium.spec(SINGLE_SEAT_ENV_ID)
+    assert (spec.namespace, spec.name, spec.version) == ("briscola", "briscola_chiamata_single_seat", 0)
+    assert spec.max_episode_steps is None  # a hand ends by itself: no time limit wrapper
+
+
+def test_gymnasium_make_plays_the_env_the_keyword_arguments_build():
+    kwargs = {"opponents": ["random", "heuristic", "random"], "rules": "four_players", "seat": 2,
+              "reward": "points", "obs_dtype": "float32", "call_rule": "at_least"}
+    made = gymnasium.make(SINGLE_SEAT_ENV_ID, **kwargs)
+    inner = made.unwrapped
+    assert isinstance(inner, SingleSeatEnv) and made.spec.id == SINGLE_SEAT_ENV_ID
+    assert (inner.rules.players, inner.rules.call_rule, inner.fixed_seat) == (4, "at_least", 2)
+    assert made.observation_space == inner.observation_space and made.observation_space.dtype == np.float32
+    direct = SingleSeatEnv(**kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Gymnasium's passive checker finds nothing to warn about
+        obs, info = made.reset(seed=9)
+        expected, _ = direct.reset(seed=9)
+        done = False
+        while not done:
+            assert np.array_equal(obs, expected) and made.observation_space.contains(obs)
+            mask = made.get_wrapper_attr("action_masks")()  # Gymnasium's wrappers pass no other method on
+            assert np.array_equal(mask, info["action_mask"])
+            action = int(np.flatnonzero(mask)[-1])
+            obs, reward, terminated, truncated, info = made.step(action)
+            expected, expected_reward, *_ = direct.step(action)
+            done = terminated or truncated
+    assert terminated and not truncated and reward == expected_reward and info["seat"] == 2
+
+
+def test_gymnasium_make_refuses_bad_keyword_arguments_as_the_constructor_does():
+    with pytest.raises(ValueError, match="opponents"):
+        gymnasium.make(SINGLE_SEAT_ENV_ID, opponents=["random"] * 3)  # four are needed at a table of five
+    with pytest.raises(ValueError, match="unknown"):
+        gymnasium.make(SINGLE_SEAT_ENV_ID, rules="nonesuch")
+
+
+def test_gymnasium_make_vec_builds_the_vector_env_or_gymnasiums_own():
+    envs = gymnasium.make_vec(SINGLE_SEAT_ENV_ID, num_envs=3, opponents="random", rules="monte", seat=0)
+    assert isinstance(envs, SingleSeatVectorEnv) and envs.num_envs == 3 and envs.rules.monte
+    obs, infos = envs.reset(seed=0)
+    assert obs.shape == (3,) + envs.single_observation_space.shape and (infos["seat"] == 0).all()
+    envs.step(envs.action_space.sample())
+    sync = gymnasium.make_vec(SINGLE_SEAT_ENV_ID, num_envs=2, vectorization_mode="sync", opponents="random")
+    assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
+    assert all(isinstance(env.unwrapped, SingleSeatEnv) for env in sync.envs)
+    obs, infos = sync.reset(seed=1)
+    assert obs.shape == (2,) + sync.single_observation_space.shape and infos["action_mask"].shape == (2, NUM_ACTIONS)
+
+
+def test_maskable_ppo_reads_the_mask_of_a_made_env():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    vec = DummyVecEnv([lambda: gymnasium.make(SINGLE_SEAT_ENV_ID, opponents="random", seat=1)])
+    vec.seed(4)
+    vec.reset()
+    assert is_masking_supported(vec)
+    masks = get_action_masks(vec)
+    assert masks.shape == (1, NUM_ACTIONS) and np.array_equal(masks[0], vec.envs[0].unwrapped.action_masks())
+
+
+def test_registering_again_keeps_the_registered_spec_without_a_warning():
+    from agents.single_seat import _register
+
+    spec = gymnasium.spec(SINGLE_SEAT_ENV_ID)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _register()  # as a reloaded module does
+    assert gymnasium.spec(SINGLE_SEAT_ENV_ID) is spec

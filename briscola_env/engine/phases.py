@@ -65,7 +65,9 @@ def begin_discards(state: State, g: np.ndarray) -> None:
     state.phase[g] = Phase.DISCARD
     caller = state.caller[g]
     state.current_player[g] = caller
-    state.hidden.hand_bits.reshape(-1)[g * state.tables.shape.seats + caller] |= state.hidden.monte[g]
+    monte = state.hidden.monte
+    assert monte is not None, "a discard phase comes with a monte only"
+    state.hidden.hand_bits.reshape(-1)[g * state.tables.shape.seats + caller] |= monte[g]
     set_discard_legal(state, g)
 
 
@@ -88,8 +90,10 @@ def begin_play(state: State, tables: RuleTables, g: np.ndarray) -> None:
 def apply_discard(state: State, tables: RuleTables, g: np.ndarray, actions: np.ndarray) -> None:
     bit = CARD_BIT[actions - PLAY_OFFSET]
     state.hidden.hand_bits.reshape(-1)[g * tables.shape.seats + state.caller[g]] &= ~bit
-    discards = state.hidden.discards[g] | bit
-    state.hidden.discards[g] = discards
+    all_discards = state.hidden.discards
+    assert all_discards is not None, "a discard phase comes with a monte only"
+    discards = all_discards[g] | bit
+    all_discards[g] = discards
     done = np.bitwise_count(discards) == tables.shape.monte_size
     if state.rules.blind_first_trick:
         begin_play(state, tables, g[done])

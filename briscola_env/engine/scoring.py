@@ -28,7 +28,9 @@ def team_totals(state: State, tables: RuleTables, g: np.ndarray) -> tuple[np.nda
 
 def discard_points(state: State, tables: RuleTables, g: np.ndarray) -> np.ndarray:
     """``(n,)`` int16, the card points of the caller's discards in the games ``g``."""
-    return to_bool(state.hidden.discards[g, None], len(tables.points)) @ tables.points
+    discards = state.hidden.discards
+    assert discards is not None, "discards are kept in games with a monte only"
+    return to_bool(discards[g, None], len(tables.points)) @ tables.points
 
 
 def is_cappotto(state: State, tables: RuleTables, points: np.ndarray, tricks: np.ndarray) -> np.ndarray:
