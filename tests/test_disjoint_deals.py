@@ -54,7 +54,7 @@ def heuristic_belief(deal_seeds):
 def test_readme_belief_then_concealment_measure_on_deals_the_model_never_saw(tmp_path, monkeypatch):
     """The README's two commands (fewer games): with the default seed, the old code's 30
     concealment deals were all among the belief model's training deals."""
-    trained = record_deals(monkeypatch, "agents.belief.collect_views")
+    trained = record_deals(monkeypatch, "training.belief_model.collect_views")
     main(["belief", "heuristic", "--games", "60", "--epochs", "1", "--out", str(tmp_path / "belief.pt")])
     measured = record_deals(monkeypatch, "evaluation.concealment.collect_views")
     main(["concealment", "heuristic", "--belief", str(tmp_path / "belief.pt"), "--games", "30",

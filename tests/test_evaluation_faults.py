@@ -100,7 +100,7 @@ def test_unwritable_out_fails_before_the_work(tmp_path, monkeypatch, capsys, com
             "belief": ["belief", "random", "--games", "20", "--epochs", "1"],
             "concealment": ["concealment", "random", "--belief", str(_model(tmp_path / "b.pt")), "--games", "4"]}
     monkeypatch.setattr("evaluation.duplicate.play_games", _work_must_not_start)
-    monkeypatch.setattr("agents.belief.collect_views", _work_must_not_start)
+    monkeypatch.setattr("training.belief_model.collect_views", _work_must_not_start)
     monkeypatch.setattr("evaluation.concealment.concealment", _work_must_not_start)
     error = argparse_error(capsys, argv[command] + ["--out", str(out)])
     assert str(out if where == "the wrong kind" else blocker) in error
