@@ -60,6 +60,7 @@ COMMANDS = {
     "label": "labels for distillation: games of a mix of agents, and a search's values of the actions (or a "
              "teacher's action) at sampled decisions",
     "distill": "train a network on search labels (then ppo:PATH, or init_from)",
+    "train": "PPO self-play training: a run (or --resume), a sweep over --seeds, or an --exploit audit",
     "sweep": "one training run per seed of a config, aggregated over the seeds",
     "exploit": "exploitability: a fresh PPO learner trained against an agent, then its table edge over it",
     "serve": "play, watch and replay games in the browser (a local web table)",
