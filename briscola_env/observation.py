@@ -417,10 +417,17 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
     out[:, spec["partner_revealed"].start] = revealed
     one("partner", relative(state.hidden.partner), revealed)
 
-    # One scatter for all the one-hot entries: each row's writes then land close together.
-    # An unknown value writes a 0 over its section's first entry, which has no other one to hold.
-    at = np.empty((B, len(singles)), dtype=np.int64)
-    written = np.ones((B, len(singles)), dtype=spec.dtype)
+    _scatter_one_hots(flat, row, spec, singles)
+    return out[:, :start]
+
+
+def _scatter_one_hots(flat: np.ndarray, row: np.ndarray, spec: ObservationSpec,
+                      singles: list[tuple[str, np.ndarray, np.ndarray | None]]) -> None:
+    """Write every ``(section, value, known)`` one-hot entry of :func:`encode_state_of_play` in one scatter
+    into ``flat`` (rows starting at ``row``): each row's writes then land close together. An unknown value
+    writes a 0 over its section's first entry, which has no other one to hold."""
+    at = np.empty((len(row), len(singles)), dtype=np.int64)
+    written = np.ones((len(row), len(singles)), dtype=spec.dtype)
     for j, (name, value, value_known) in enumerate(singles):
         at[:, j] = value
         if value_known is not None:
@@ -428,7 +435,6 @@ def encode_state_of_play(state: State, me: np.ndarray, out: np.ndarray | None = 
             written[:, j] = value_known
     at += row[:, None] + np.array([spec.sections[name].start for name, _, _ in singles])
     flat[at] = written
-    return out[:, :start]
 
 
 def _write_monte(state: State, me: np.ndarray, out: np.ndarray, spec: ObservationSpec) -> np.ndarray:
