@@ -91,6 +91,7 @@ def test_the_aec_env_plays_random_hands_as_the_reference(name):
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.slow
 def test_the_aec_env_plays_rigged_deals_as_the_reference(name):
     rng = np.random.default_rng(zlib.crc32(name.encode()) + 1)
     for label, rules in rigged_configs(name).items():

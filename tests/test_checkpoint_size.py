@@ -16,6 +16,8 @@ from briscola_env.observation import SPEC  # noqa: E402
 from training.checkpoint import TRAINER_FORMAT, pack, unpack  # noqa: E402
 from training.trajectories import Trajectories  # noqa: E402
 
+pytestmark = pytest.mark.slow  # training runs to measure checkpoints
+
 TINY = str(ROOT / "configs" / "tiny.yaml")
 SLOT_BYTES = SPEC.size // 8 + 128
 """Bound on what a slot in use may cost: its view as bits, plus its mask, scalars and index."""

@@ -50,11 +50,13 @@ GAMES_PER_COMBINATION = 500
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.slow
 def test_engine_matches_reference(name):
     check_against_reference(name, CONFIGS[name], GAMES_PER_CONFIG, 10_000 * list(CONFIGS).index(name))
 
 
 @pytest.mark.parametrize("name", list(COMBINED))
+@pytest.mark.slow
 def test_engine_matches_reference_in_table_variants_combined_with_every_field(name):
     check_against_reference(name, COMBINED[name], GAMES_PER_COMBINATION, 7_000_000 + 1000 * list(COMBINED).index(name))
 
@@ -198,6 +200,7 @@ def rigged_configs(name: str) -> dict[str, RulesConfig]:
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.slow
 def test_engine_matches_reference_on_rigged_deals(name):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     won_at_the_two_on_a_whole_suit = {}

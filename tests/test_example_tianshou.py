@@ -19,6 +19,8 @@ from tianshou.utils.net.common import Net
 from briscola_env import raw_env
 from briscola_env.actions import CALL_OFFSET, PLAY_OFFSET
 
+pytestmark = pytest.mark.slow  # trains through Tianshou
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 

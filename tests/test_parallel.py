@@ -8,6 +8,8 @@ from ray import cloudpickle
 
 from evaluation.parallel import run_pieces
 
+pytestmark = pytest.mark.slow  # a local Ray
+
 
 def seeded_draws(piece: tuple) -> np.ndarray:
     """A piece seeded from itself: its result cannot depend on where it runs."""

@@ -19,6 +19,8 @@ from evaluation import evaluate_one_sided, evaluate_pair, evaluate_table
 from briscola_cli.main import main
 from evaluation.tournament import play_tournament
 
+pytestmark = pytest.mark.slow  # a local Ray
+
 # heuristic:noise=0.5 and random draw random numbers; the heuristic draws none.
 SPECS = ["heuristic", "random", "heuristic:noise=0.5"]
 RUN_FILES = ["results.json", "results.md"]

@@ -10,6 +10,8 @@ import pytest
 from benchmarks.engine import main as benchmark
 from briscola_cli.main import main as briscola
 
+pytestmark = pytest.mark.slow  # runs every command of the README and the docs
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 PAGES = [README, *sorted((README.parent / "docs").glob("*.md"))]  # the landing page and the docs' own pages
 SMALL = {"--deals": "6", "--sessions": "4", "--hands": "2", "--seconds": "0.05", "--repeats": "1", "--games": "40",

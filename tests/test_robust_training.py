@@ -52,6 +52,7 @@ def a_network(path: Path, hidden: list[int], seed: int) -> Path:
 
 # ----------------------------------------------------------------------------- init_from and --resume
 @pytest.mark.parametrize("then", ["moved", "rewritten"])
+@pytest.mark.slow
 def test_a_run_started_from_init_from_resumes_from_its_checkpoint_alone(tmp_path, monkeypatch, then):
     """init_from given relative to the folder the run started in; before the resume the file is moved away, or
     rewritten with a network of other sizes, and the resume runs from another folder: bit-identical anyway."""
@@ -128,6 +129,7 @@ def broken(piece: int):
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
+@pytest.mark.slow
 def test_a_ray_workers_error_is_the_workers_own_one_line_message(capsys):
     command = SimpleNamespace(__doc__=None, add_arguments=lambda parser: None,  # a command whose work is refused
                               run=lambda args: run_work(lambda: run_pieces(refused, [6], workers=1)))

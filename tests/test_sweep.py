@@ -25,6 +25,8 @@ from evaluation import evaluate_pair  # noqa: E402
 from evaluation.sweep import (aggregate, aggregate_mean, bootstrap_ci, interquartile_mean,  # noqa: E402
                               seeds_table, stratified_resamples)
 
+pytestmark = pytest.mark.slow  # sweeps of training runs
+
 TINY = str(ROOT / "configs" / "tiny.yaml")
 
 

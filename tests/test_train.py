@@ -48,6 +48,7 @@ def test_tiny_run_trains_checkpoints_logs_and_evaluates(tmp_path, capsys):
 @pytest.mark.parametrize("extra", [[], ["belief_coef=0.5", "concealment_coef=0.5", "demo_phases=[auction,play]"],
                                    ["opponent=heuristic:noise=0.5", "opponent_share=0.8", "heuristic_share=0.9"]],
                          ids=["default", "belief_head_concealment_demo", "noisy_opponent"])
+@pytest.mark.slow
 def test_a_resumed_run_matches_an_uninterrupted_one(tmp_path, extra):
     train.main(["--config", TINY, f"run_dir={tmp_path / 'whole'}", *extra])
     train.main(["--config", TINY, f"run_dir={tmp_path / 'split'}", "stop_after=5", *extra])

@@ -26,6 +26,8 @@ from agents.belief import BeliefNet, save_belief  # noqa: E402
 from agents.ppo import export_policy  # noqa: E402
 from briscola_env import records  # noqa: E402
 
+pytestmark = pytest.mark.slow  # training runs, signals and resumes in subprocesses
+
 TINY = str(ROOT / "configs" / "tiny.yaml")
 # 48 updates of 256 decisions, one thread (so that separate processes compute bit for bit alike)
 SIGNALLED = ["--config", TINY, "total_decisions=12288", "eval_every=8", "checkpoint_every=8", "torch_threads=1"]

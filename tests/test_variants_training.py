@@ -29,6 +29,8 @@ from evaluation.stats import agent_stats  # noqa: E402
 from evaluation.table_edge import check_tables  # noqa: E402
 from training.trajectories import Trajectories  # noqa: E402
 
+pytestmark = pytest.mark.slow  # training runs under each variant
+
 TINY = str(ROOT / "configs" / "tiny.yaml")
 VARIANTS = ("al_buio", "monte", "four_players")
 SEATS = {"al_buio": 5, "monte": 5, "four_players": 4}

@@ -28,6 +28,7 @@ VARIANT_RULES = {
 
 
 @pytest.mark.parametrize("name", list(VARIANT_RULES))
+@pytest.mark.slow
 def test_every_sampled_world_replays_legally_to_the_same_view(name):
     rules = VARIANT_RULES[name]
     rng = np.random.default_rng(1)

@@ -30,6 +30,8 @@ from webtable.tables import deal_of
 
 from test_web_api import write_games
 
+pytestmark = pytest.mark.slow  # drives Chromium
+
 CHROMIUM = Path("/usr/bin/chromium")
 # Headless, and nothing that reaches for the network: the table must work offline.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

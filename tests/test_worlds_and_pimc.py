@@ -34,6 +34,7 @@ CONSTRAINING_RULES = {
 
 
 @pytest.mark.parametrize("name", list(CONSTRAINING_RULES))
+@pytest.mark.slow
 def test_every_sampled_world_replays_legally_to_the_same_view(name):
     rules = CONSTRAINING_RULES[name]
     rng = np.random.default_rng(1)
