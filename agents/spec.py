@@ -32,20 +32,19 @@ import types
 import typing
 from typing import Optional, Union
 
-from briscola_env.rules import RulesConfig
+from briscola_env.rules import BOOL_WORDS, RulesConfig
 
 from .base import Agent
 
 NESTED_SPEC_EXAMPLE = "rollout=[ppo:runs/x/checkpoint.pt,greedy=true]"
 
-_TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
 _DEPTH = {"[": 1, "]": -1}  # how each character changes the bracket depth
 
 
 def _to_bool(text: str) -> bool:
-    if text.lower() not in _TRUE + _FALSE:
+    if text.lower() not in BOOL_WORDS:
         raise ValueError(text)
-    return text.lower() in _TRUE
+    return BOOL_WORDS[text.lower()]
 
 
 def _to_float(text: str) -> float:

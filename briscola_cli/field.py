@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     from tqdm import tqdm
 
-    from briscola_env import __version__, preset
+    from briscola_env import __version__
     from briscola_env.files import write_atomically
     from evaluation.field import field_games, field_json, field_markdown, measure_field
     from evaluation.parallel import check_workers
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> None:
 
     if args.search_deals < 0:
         raise ValueError(f"--search-deals must be 0 (no search) or more; got {args.search_deals}")
-    rules = preset(args.rules)
+    rules = args.rules
     check_workers(args.workers)
     out = claim_folder(args.out) if args.out is not None else None
     total = field_games(args.spec, args.deals, args.search_deals, rules.table_shape.seats)
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> None:
     if out is not None:
         write_atomically(out / "field.md", table + "\n")
         meta = {"version": __version__, "deals": args.deals, "search_deals": args.search_deals, "seed": args.seed,
-                "rules": args.rules}
+                "rules": rules.to_dict()}
         write_atomically(out / "results.json", json.dumps(field_json(args.spec, rows, meta), indent=1) + "\n")
         print(f"results in {out}", file=sys.stderr)
     print(table)

@@ -38,12 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> None:
     from tqdm import tqdm
 
+    from briscola_env.rules import rules_text
     from evaluation.parallel import check_workers
     from training.labelling import LabelPlan, label
 
     check_workers(args.workers)
     plan = LabelPlan(players=tuple(args.players), search=args.search, teacher=args.teacher, deals=args.deals,
-                     share=args.share, chunk=args.chunk, seed=args.seed, rules=args.rules)
+                     share=args.share, chunk=args.chunk, seed=args.seed, rules=rules_text(args.rules))
     with tqdm(total=plan.chunks, desc="label", unit="chunk", file=sys.stderr) as bar:
         labelled = label(plan, args.out, args.workers, progress=lambda done: bar.update(done - bar.n))
     print(f"{labelled:,} labelled decisions from {plan.deals:,} deals in {args.out}")

@@ -1,7 +1,7 @@
 """The ``briscola`` command line: a dispatcher over one module per subcommand.
 
     briscola evaluate random random --deals 2000 --seed 0 --out runs/eval
-    briscola evaluate SPEC SPEC [SPEC ...] [--rules PRESET] [--deals N] [--seed S] [--out DIR]
+    briscola evaluate SPEC SPEC [SPEC ...] [--rules RULES] [--deals N] [--seed S] [--out DIR]
     briscola session heuristic random random random random random --hands 10   # a table of 6
     briscola evaluate heuristic random --deals 100 --record --out runs/x            # + runs/x/games.jsonl
     briscola evaluate pimc heuristic --deals 1000 --one-sided                        # A's edge only

@@ -62,11 +62,26 @@ def positive_score(text: str) -> float:
     return value
 
 
+def rules_value(text: str):
+    """An argparse type: the :class:`~briscola_env.rules.RulesConfig` a rules string names
+    (:func:`briscola_env.rules.parse_rules`)."""
+    from briscola_env.rules import parse_rules
+
+    try:
+        return parse_rules(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_rules_option(parser: argparse.ArgumentParser) -> None:
-    """``--rules``: the preset the command plays (:data:`briscola_env.rules.PRESETS`)."""
+    """``--rules``: the rules the command plays, a preset (:data:`briscola_env.rules.PRESETS`) with
+    optional field=value overrides, read once into a RulesConfig."""
     from briscola_env.rules import PRESETS
 
-    parser.add_argument("--rules", default="standard", choices=list(PRESETS), help="rules preset")
+    parser.add_argument("--rules", default="standard", type=rules_value, metavar="RULES",
+                        help=f"a preset ({', '.join(PRESETS)}), optionally followed by field=value overrides "
+                             "of docs/RULES.md's variants, e.g. standard,follow_suit=true,players=4 "
+                             "(default: standard)")
 
 
 def add_work_arguments(parser: argparse.ArgumentParser) -> None:

@@ -27,11 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from briscola_env import preset
     from evaluation.terminal import play_in_terminal
 
     try:
-        play_in_terminal(args.opponents, args.seat, args.seed, preset(args.rules), args.lang)
+        play_in_terminal(args.opponents, args.seat, args.seed, args.rules, args.lang)
     except KeyboardInterrupt:  # quit and the end of input end the session inside, with its totals
         print("\nsession interrupted")
         return 1

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from briscola_env import preset
+from briscola_env.rules import STANDARD_TABLE, rules_text
 from briscola_env.cards import NUM_SEATS
 from evaluation.report import writable_folder
 from webtable.pool import AgentPool
@@ -86,26 +86,26 @@ def settings_from(args: argparse.Namespace, agents: Optional[AgentPool] = None) 
     if len(watchers) not in (1, NUM_SEATS):
         raise ValueError(f"--watch: give one agent spec (for all five seats) or five, in seat order; "
                          f"got {len(watchers)}")
-    rules = preset(args.rules)
-    if rules.table_shape != preset("standard").table_shape:  # the page draws five seats of 8 cards, no discards
-        raise ValueError(f"--rules {args.rules}: the web table seats five players without a monte; "
+    rules = args.rules
+    if rules.table_shape != STANDARD_TABLE:  # the page draws five seats of 8 cards, no discards
+        raise ValueError(f"--rules {rules_text(rules)}: the web table seats five players without a monte; "
                          "evaluate agents at that table with briscola evaluate --rules NAME")
     agents = AgentPool(rules) if agents is None else agents
     if agents.rules != rules:
-        raise ValueError(f"the agent pool given plays other rules than --rules {args.rules}")
+        raise ValueError(f"the agent pool given plays other rules than --rules {rules_text(rules)}")
     for spec in dict.fromkeys(opponents + watchers):  # each spec once, so a bad one fails here, not in a page
         agents.prototype(spec)
     record = writable_folder(args.record) if args.record is not None else None
     return Settings(opponents=tuple(opponents * (NUM_SEATS - 1) if len(opponents) == 1 else opponents),
                     seat=args.seat, watchers=tuple(watchers * NUM_SEATS if len(watchers) == 1 else watchers),
-                    seed=args.seed, rules_name=args.rules, rules=rules, record_folder=record)
+                    seed=args.seed, rules_name=rules_text(rules), rules=rules, record_folder=record)
 
 
 def make_server(args: argparse.Namespace) -> WebTableServer:
     """The server ``args`` describe, listening (not yet serving); a ValueError if it cannot be. Each
     network is loaded once, to check its spec, and then shared by the server's tables."""
     hosts = allowed_hosts(args.allow_host or [])
-    agents = AgentPool(preset(args.rules))
+    agents = AgentPool(args.rules)
     settings = settings_from(args, agents)
     try:
         return WebTableServer(settings, args.host, args.port, quiet=not args.log_requests, allow_hosts=hosts,

@@ -111,12 +111,11 @@ def run_sweep(args: argparse.Namespace, config_path: str) -> int:
 def run_exploit(args: argparse.Namespace, spec: str, config_path: str) -> int:
     """An exploitability audit of the agent ``spec`` from parsed options (:func:`add_exploit_options`,
     :func:`add_eval_deals_option`, :func:`add_overrides`): checked (a ValueError if it cannot be), then run."""
-    from briscola_env import preset
     from evaluation.table_edge import check_tables
     from training.config import load_config
     from training.exploit import EXPLOIT_DECISIONS, exploit, exploit_config
 
     config = exploit_config(load_config(config_path, args.overrides), spec, args.decisions or EXPLOIT_DECISIONS,
                             args.overrides)
-    check_tables(args.tables, preset(config.rules).table_shape.seats)  # before any training
+    check_tables(args.tables, config.rules.table_shape.seats)  # before any training
     return run_work(lambda: exploit(config, args.eval_deals or config.final_eval_deals, args.tables))

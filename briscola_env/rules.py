@@ -1,14 +1,19 @@
 """The rules config: one frozen dataclass, one named field per variant of docs/RULES.md (the specification).
 
 Build it directly (``RulesConfig(call_rule="at_least")``), from a dict
-(:meth:`RulesConfig.from_dict`, unknown keys are an error) or from a named
-preset (:func:`preset`). Every field is validated on construction.
+(:meth:`RulesConfig.from_dict`, unknown keys are an error), from a named
+preset (:func:`preset`) or from a rules string such as ``standard,follow_suit=true,players=4``
+(:func:`parse_rules`, what ``--rules`` and a config's ``rules:`` take). :func:`resolve_rules` takes
+any of these. Every field is validated on construction; :meth:`RulesConfig.to_dict` is the resolved
+record (every field, plain YAML/JSON values) that run folders, checkpoints and results save, and
+:func:`rules_text` the short name messages and tables show.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Mapping
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -287,7 +292,11 @@ class RulesConfig:
         return cls(**values)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field, as plain values (lists, not tuples) that YAML and JSON write and
+        :meth:`from_dict` reads back."""
+        values = asdict(self)
+        values["multiplier_table"] = [list(row) for row in self.multiplier_table]
+        return values
 
     def replace(self, **changes) -> "RulesConfig":
         """A copy with some fields changed (validated again)."""
@@ -325,13 +334,99 @@ def preset(name: str, **overrides) -> RulesConfig:
     return RulesConfig.from_dict({**PRESETS[name], **overrides})
 
 
-def resolve_rules(rules: Union[RulesConfig, str, None] = None, **overrides) -> RulesConfig:
-    """The rules an environment's ``rules=`` argument names: a :class:`RulesConfig`, a preset name or
-    None (the standard rules), with ``overrides`` (field=value) applied; a ValueError otherwise."""
+BOOL_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+"""How text writes a bool (any case), in a rules string as in an agent spec."""
+TABLE_FIELDS = ("multiplier_table", "payoff_table")
+"""Fields a rules string cannot write: a ``rules:`` mapping in YAML, or a RulesConfig, sets them."""
+RULES_SYNTAX = "PRESET[,field=value,...] or field=value[,...] (from the standard rules)"
+
+
+def _field_value(name: str, text: str, default: Any) -> Any:
+    """The value a rules string writes for field ``name``, typed as its default."""
+    if name in TABLE_FIELDS:
+        raise ValueError(f"{name} cannot be written in a rules string; set it in a rules: mapping of a YAML config")
+    if isinstance(default, bool):
+        if text.lower() not in BOOL_WORDS:
+            raise ValueError(f"{name} takes true or false; got {text!r}")
+        return BOOL_WORDS[text.lower()]
+    if name == "follow_suit_last_k" and text.lower() == "none":
+        return None
+    if isinstance(default, int) or name == "follow_suit_last_k":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{name} takes an integer; got {text!r}") from None
+    return text
+
+
+def parse_rules(text: str) -> RulesConfig:
+    """The rules a rules string names: a preset, optionally followed by ``field=value`` overrides
+    (``standard,follow_suit=true,players=4``), or overrides alone, applied to the standard rules
+    (``monte=true``). Values are written as in an agent spec: ``true``/``false``, an integer, ``none``
+    (follow_suit_last_k) or text. A ValueError on one line names what is wrong and what is allowed."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"a rules string is {RULES_SYNTAX}; got {text!r}")
+    items = [item.strip() for item in text.split(",")]
+    name = "standard" if "=" in items[0] else items.pop(0)
+    if name not in PRESETS:
+        raise ValueError(f"rules {text!r}: unknown rules preset {name!r}; presets: {', '.join(PRESETS)}")
+    defaults, overrides = RulesConfig(), {}
+    for item in items:
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key:
+            raise ValueError(f"rules {text!r}: {item!r} is not field=value; a rules string is {RULES_SYNTAX}")
+        if not hasattr(defaults, key):
+            raise ValueError(f"rules {text!r}: unknown field {key!r}; fields: "
+                             f"{', '.join(f.name for f in fields(RulesConfig))}")
+        if key in overrides:
+            raise ValueError(f"rules {text!r}: {key} is given twice")
+        try:
+            overrides[key] = _field_value(key, value, getattr(defaults, key))
+        except ValueError as error:
+            raise ValueError(f"rules {text!r}: {error}") from None
+    try:
+        return preset(name, **overrides)
+    except ValueError as error:
+        raise ValueError(f"rules {text!r}: {error}") from None
+
+
+def _written(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
+
+
+def rules_text(rules: RulesConfig) -> str:
+    """A short name of ``rules`` for messages and tables: the preset's name when they are one, else
+    ``standard`` followed by the fields that differ from it (:func:`parse_rules` reads it back, except
+    for custom multiplier or payoff tables, which it names only; :meth:`RulesConfig.to_dict` records them)."""
+    named = next((name for name in PRESETS if preset(name) == rules), None)
+    if named is not None:
+        return named
+    standard = RulesConfig(players=rules.players, partner_payoff=rules.partner_payoff)
+    changed = [f.name for f in fields(RulesConfig)
+               if getattr(rules, f.name) != getattr(RulesConfig(), f.name) and f.name not in TABLE_FIELDS]
+    changed += [name for name in TABLE_FIELDS if getattr(rules, name) != getattr(standard, name)]
+    return ",".join(["standard"] + [f"{name}={_written(getattr(rules, name))}" if name not in TABLE_FIELDS
+                                    else f"{name}=custom" for name in changed])
+
+
+def resolve_rules(rules: Union[RulesConfig, str, Mapping, None] = None, **overrides) -> RulesConfig:
+    """The rules that ``rules`` names: a :class:`RulesConfig`, a rules string (a preset's name, or
+    :func:`parse_rules`' syntax), a mapping of fields (a YAML ``rules:`` section; its optional ``preset``
+    key names the preset the other fields override) or None (the standard rules); ``overrides``
+    (field=value) applied on top. A ValueError otherwise."""
     if isinstance(rules, str):
-        return preset(rules, **overrides)
-    if rules is None:
-        return RulesConfig.from_dict(overrides)
-    if not isinstance(rules, RulesConfig):
-        raise ValueError(f"rules must be a RulesConfig, a preset name or None; got {type(rules).__name__}")
+        rules = parse_rules(rules)
+    elif isinstance(rules, Mapping):
+        values = dict(rules)
+        name = values.pop("preset", "standard")
+        if not isinstance(name, str) or name not in PRESETS:
+            raise ValueError(f"rules: preset must be one of {', '.join(PRESETS)}; got {name!r}")
+        rules = RulesConfig.from_dict({**PRESETS[name], **values})
+    elif rules is None:
+        rules = RulesConfig()
+    elif not isinstance(rules, RulesConfig):
+        raise ValueError(f"rules must be a RulesConfig, a rules string ({RULES_SYNTAX}), a mapping of rules "
+                         f"fields or None; got {type(rules).__name__}")
     return rules.replace(**overrides) if overrides else rules

@@ -34,7 +34,6 @@ import numpy as np
 
 from agents import Agent, make_agent
 from agents.belief import BeliefModel, Views, collect_views
-from briscola_env import preset
 from briscola_env.cards import NUM_TRICKS
 from briscola_env.engine import Role
 from briscola_env.files import write_atomically
@@ -191,7 +190,7 @@ def write(results: list[ConcealmentResult], folder) -> None:
     write_atomically(folder / "concealment.json", json.dumps([r.as_dict() for r in results], indent=1))
 
 
-def concealment_report(specs: list[str], belief_path: Path, games: int, seed: int, rules_name: str,
+def concealment_report(specs: list[str], belief_path: Path, games: int, seed: int, rules: Union[RulesConfig, str],
                        out: Optional[Path]) -> str:
     """One population per spec (that agent at every seat, seeded ``seed`` + its index), measured against
     the belief model saved at ``belief_path``: :func:`concealment_table`'s tables, also written with a PNG
@@ -200,7 +199,7 @@ def concealment_report(specs: list[str], belief_path: Path, games: int, seed: in
     anything is played or written."""
     belief = BeliefModel.load(belief_path)
     belief_unseen_on(belief, concealment_deals(games, seed))
-    rules = preset(rules_name)
+    rules = resolve_rules(rules)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     if out is not None:
         claim_folder(out)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from tqdm import tqdm
 
 from agents import make_agent
-from briscola_env import __version__, preset
+from briscola_env import __version__
+from briscola_env.rules import RulesConfig, resolve_rules
 
 from .duplicate import DuplicateResult, evaluate_one_sided, games_per_deal, lone_games, round_robin
 from .parallel import check_workers, chunk_size
@@ -39,7 +40,7 @@ def check_evaluation(specs: list[str], record: bool, one_sided: bool, tables: Op
         raise ValueError("recording games needs a run folder to write them into")
 
 
-def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Optional[Path],
+def evaluate(specs: list[str], deals: int, seed: int, rules: Union[RulesConfig, str], out: Optional[Path],
              record: bool = False, one_sided: bool = False, numbered_out: bool = False,
              tables: Optional[int] = None, workers: int = 0,
              chunk: Optional[int] = None) -> tuple[list[DuplicateResult], dict, Optional[Path]]:
@@ -51,7 +52,7 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Opti
     (:mod:`.parallel`), with the same results; ``chunk``: deals a piece of work (default:
     :func:`.parallel.chunk_size`'s). Progress goes to stderr."""
     check_evaluation(specs, record, one_sided, tables, out)
-    rules = preset(rules_name)
+    rules = resolve_rules(rules)  # a RulesConfig, or a rules string (briscola_env.rules.parse_rules)
     seats = rules.table_shape.seats
     if not one_sided:
         tables = check_tables(tables, seats)
@@ -78,7 +79,7 @@ def evaluate(specs: list[str], deals: int, seed: int, rules_name: str, out: Opti
     rated = ratings(results)
     if out is not None:
         write(results, rated, out, {"version": __version__, "specs": specs, "deals": deals, "seed": seed,
-                                    "rules": rules_name, "one_sided": one_sided, "tables": tables,
+                                    "rules": rules.to_dict(), "one_sided": one_sided, "tables": tables,
                                     "chunk": chunk, "recorded": record},
               record_rules=rules if record else None)
     return results, rated, out

@@ -13,13 +13,13 @@ sit out only so that five play, so no other size is played there.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
 from agents import Agent, make_agent
 from agents.play import play_games
-from briscola_env import engine, preset
+from briscola_env import engine
 from briscola_env.cards import NUM_SEATS
 from briscola_env.rules import RulesConfig, resolve_rules
 
@@ -87,10 +87,10 @@ def play_sessions(agents: Sequence[Agent], players: np.ndarray, hands: Optional[
 
 
 def session_report(specs: Sequence[str], sessions: int, hands: Optional[int], target: Optional[float], seed: int,
-                   rules_name: str) -> str:
+                   rules: Union[RulesConfig, str]) -> str:
     """``sessions`` sessions of the agents ``specs`` (player p is ``specs[p]``, seeded ``seed + p``; 5, 6
     or 7 players) as a Markdown table of each player's mean total and share of wins: ``briscola session``."""
-    rules = preset(rules_name)
+    rules = resolve_rules(rules)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     players = np.tile(np.arange(len(specs)), (sessions, 1))
     result = play_sessions(agents, players, hands, target, seed, rules)

@@ -31,14 +31,14 @@ import sys
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 from tqdm import tqdm
 
 from agents import Agent, make_agent
 from agents.play import play_games
-from briscola_env import __version__, preset
+from briscola_env import __version__
 from briscola_env.cards import NUM_SEATS
 from briscola_env.files import write_atomically
 from briscola_env.rules import RulesConfig, resolve_rules
@@ -313,7 +313,7 @@ def write(result: TournamentResult, folder: Path, meta: dict) -> None:
     write_atomically(folder / "results.json", json.dumps({**meta, **result.as_dict()}, indent=2))
 
 
-def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], seed: int, rules_name: str,
+def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], seed: int, rules: Union[RulesConfig, str],
                out: Optional[Path], numbered_out: bool = False, workers: int = 0,
                chunk: Optional[int] = None) -> tuple[TournamentResult, Optional[Path]]:
     """The Python API behind ``briscola tournament``: the result and the run folder written (none
@@ -324,7 +324,7 @@ def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], see
         raise ValueError(f"a tournament needs at least two agent specs; got {len(specs)}")
     workers = check_workers(workers)
     purpose_deal_seeds(DEAL_PURPOSE, seed, 0)  # a bad seed said as such, before the agents are seeded with it
-    rules = preset(rules_name)
+    rules = resolve_rules(rules)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     names = [spec if specs.count(spec) == 1 else f"{spec}#{i}" for i, spec in enumerate(specs)]
     plan = plan_tournament(agents, names, deals, tables_per_deal, seed, seats=rules.table_shape.seats)
@@ -334,7 +334,7 @@ def tournament(specs: list[str], deals: int, tables_per_deal: Optional[int], see
     with tqdm(total=deals, unit="deal", desc="tournament", file=sys.stderr) as bar:
         result = play_planned(plan, agents, names, rules, chunk, specs, lambda n: bar.update(n - bar.n), workers)
     if out is not None:
-        write(result, out, {"version": __version__, "specs": specs, "seed": seed, "rules": rules_name,
+        write(result, out, {"version": __version__, "specs": specs, "seed": seed, "rules": rules.to_dict(),
                             "chunk": chunk})
     return result, out
 

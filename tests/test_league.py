@@ -27,7 +27,7 @@ LEAGUE = ["league=[random, 'heuristic:noise=0.5']", "opponent_share=0.8", "heuri
 
 def league_table(win_rates, power=2.0) -> Table:
     config = load_config(TINY, ["league=[random]", f"pfsp_power={power}", "num_envs=4"])
-    table = Table(config, preset(config.rules), learner=None, fixed=["heuristic", "random", "other"],
+    table = Table(config, config.rules, learner=None, fixed=["heuristic", "random", "other"],
                   rng=np.random.default_rng(0), sampler=torch.Generator(), names=["heuristic", "random", "other"])
     table.win_rates[:] = win_rates
     return table

@@ -15,7 +15,7 @@ import train  # noqa: E402
 from training.config import load_config  # noqa: E402
 from agents import HeuristicAgent  # noqa: E402
 from agents.ppo import PolicyValueNet  # noqa: E402
-from briscola_env import preset, records  # noqa: E402
+from briscola_env import records  # noqa: E402
 from briscola_env.actions import NUM_ACTIONS  # noqa: E402
 from briscola_env.observation import SPEC  # noqa: E402
 from training.league import fixed_agents  # noqa: E402
@@ -122,7 +122,7 @@ def test_config_accepts_an_int_for_a_float_and_the_cli_rejects_bad_keys():
 def build_agents(config) -> None:
     """What the trainer builds from a config besides its environment and storage: the pool's fixed agents and
     init_from's network (a ValueError naming the key of one that does not build)."""
-    rules = preset(config.rules)
+    rules = config.rules
     fixed_agents(config, rules, HeuristicAgent(rules))
     if config.init_from:
         start_from(PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=rules), config, rules)

@@ -5,23 +5,25 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Union
 
 import numpy as np
 from tqdm import tqdm
 
 from agents import make_agent
 from agents.belief import BeliefModel, collect_views, save_belief, train_belief
-from briscola_env import preset
+from briscola_env.rules import RulesConfig, resolve_rules
 from briscola_env.seeds import deal_seeds, refuse_training_deals
 from evaluation.report import writable_folder
 
 
-def train_belief_model(specs: list[str], games: int, seed: int, rules_name: str, out: Path, epochs: int) -> str:
+def train_belief_model(specs: list[str], games: int, seed: int, rules: Union[RulesConfig, str], out: Path,
+                       epochs: int) -> str:
     """Log games of the agents (each seat of each game drawn from ``specs``), fit a belief model for
     ``epochs`` passes, save it to the file ``out``; returns a line on its held-out accuracy. The games are
     dealt from the ``"belief-train"`` stream of ``seed``, a tenth more held out from ``"belief-heldout"``
     (:mod:`briscola_env.seeds`); the model records the deals it was fitted on. Progress goes to stderr."""
-    rules = preset(rules_name)
+    rules = resolve_rules(rules)
     agents = [make_agent(spec, seed=seed + i, rules=rules) for i, spec in enumerate(specs)]
     held_out = max(1, games // 10)
     fit_deals, check_deals = deal_seeds("belief-train", seed, games), deal_seeds("belief-heldout", seed, held_out)
@@ -35,7 +37,7 @@ def train_belief_model(specs: list[str], games: int, seed: int, rules_name: str,
     with tqdm(total=epochs, desc="belief", unit="epoch", file=sys.stderr) as bar:
         net = train_belief(fit, epochs=epochs, seed=seed,
                            progress=lambda epoch, loss: (bar.set_postfix_str(f"loss {loss:.3f}"), bar.update(1)))
-    save_belief(out, net, specs=specs, games=games, rules=rules_name, seed=seed)
+    save_belief(out, net, specs=specs, games=games, rules=rules.to_dict(), seed=seed)
     probabilities = BeliefModel(net).probabilities(check.obs)
     hidden = ~check.revealed
     accuracy = float((probabilities.argmax(axis=1) == check.partner)[hidden].mean())

@@ -22,8 +22,8 @@ import yaml
 
 from agents.ppo import load_checkpoint
 from agents.registry import check_spec
-from briscola_env import preset
 from briscola_env.rewards import REWARD_MODES
+from briscola_env.rules import RulesConfig, resolve_rules, rules_text
 
 @dataclass
 class Config:
@@ -31,8 +31,10 @@ class Config:
     """Name of the run; its folder is run_dir/exp_name-seed (so at most 235 bytes: a file name has 255)."""
     seed: int = 1
     """Seeds the deals, the sampling, the opponents and the network."""
-    rules: str = "standard"
-    """Rules preset (briscola_env.PRESETS)."""
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    """The rules trained under: a preset's name, a rules string (``standard,follow_suit=true,players=4``) or a
+    mapping of rules fields (its optional ``preset`` key names the preset they override); read once into a
+    RulesConfig, whose every field config.yaml and the checkpoints record."""
     reward: str = "payoff"
     """'payoff' (session points), 'points' or 'win_loss'."""
     num_envs: int = 512
@@ -231,6 +233,14 @@ def make_config(values: dict) -> Config:
         raise ValueError(f"unknown config key(s) {unknown}; known keys: {', '.join(known)}")
     config = Config()
     for key, value in values.items():
+        if key == "rules":
+            try:
+                if value is None:
+                    raise ValueError("give a preset's name, a rules string or a mapping of rules fields")
+                config.rules = resolve_rules(value)
+            except ValueError as error:
+                raise ValueError(f"config key 'rules': {error}") from None
+            continue
         expected = type(getattr(config, key))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
@@ -252,7 +262,8 @@ def check_config(config: Config) -> None:
         value = getattr(config, key)
         if not bound.admits(value):
             raise ValueError(f"config key {key!r} must be {bound}; got {value!r}")
-    preset(config.rules)  # checks the preset name
+    if not isinstance(config.rules, RulesConfig):
+        raise ValueError(f"config key 'rules' must be a RulesConfig; got {config.rules!r}")
     try:
         check_spec(config.opponent)
     except ValueError as error:
@@ -283,6 +294,12 @@ def check_config(config: Config) -> None:
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
     if unknown:
         raise ValueError(f"config key 'demo_phases': unknown phase(s) {unknown}; use auction, call, play")
+
+
+def config_values(config: Config) -> dict:
+    """The config as plain values, as config.yaml and the checkpoints save it (the rules as every field:
+    :meth:`briscola_env.rules.RulesConfig.to_dict`); :func:`make_config` reads it back."""
+    return {**dataclasses.asdict(config), "rules": config.rules.to_dict()}
 
 
 def load_config(path: Optional[str], overrides: list[str]) -> Config:
@@ -322,7 +339,7 @@ def config_docs() -> dict[str, str]:
 
 def config_help() -> str:
     """Every config key with its type, default, range and docstring, read from :class:`Config` itself."""
-    docs, defaults = config_docs(), dataclasses.asdict(Config())
+    docs, defaults = config_docs(), {**config_values(Config()), "rules": rules_text(Config().rules)}
     lines = ["config keys, as key=VALUE after the options or in the --config file (VALUE is YAML); the defaults",
              "are Config's, which configs/default.yaml (read when --config is not given) partly overrides:"]
     for field_ in fields(Config):  # the type is its annotation's text (annotations are postponed here)

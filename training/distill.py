@@ -31,8 +31,8 @@ import torch
 from tqdm import tqdm
 
 from agents.ppo import PolicyValueNet, save_checkpoint
-from briscola_env import preset
 from briscola_env.engine import PHASE_NAMES
+from briscola_env.rules import resolve_rules
 
 from .labelling import load_labels, read_plan
 
@@ -114,7 +114,7 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
     test = [tensor[torch.from_numpy(held)] for tensor in tensors]
     torch.manual_seed(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
-    net = PolicyValueNet(list(settings.hidden_sizes), rules=preset(plan.rules))
+    net = PolicyValueNet(list(settings.hidden_sizes), rules=resolve_rules(plan.rules))
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     rows = len(train[0])
     for epoch in tqdm(range(settings.epochs), desc="distill", unit="epoch"):
@@ -145,7 +145,8 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
                       held_out_agreement_by_phase={PHASE_NAMES[phase]: float(agree[phases == phase].mean())
                                                    for phase in np.unique(phases)})
     try:
-        save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes), "rules": plan.rules},
+        save_checkpoint(out, net, config={"hidden_sizes": list(settings.hidden_sizes),
+                                          "rules": resolve_rules(plan.rules).to_dict()},
                         distillation=report)
     except (OSError, RuntimeError) as error:  # a full disk: torch's writer says so as a RuntimeError
         raise ValueError(f"cannot write {out}: {error}") from None

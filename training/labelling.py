@@ -47,10 +47,10 @@ import numpy as np
 
 from agents import make_agent
 from agents.play import play_games
-from briscola_env import preset
 from briscola_env.actions import NUM_ACTIONS
 from briscola_env.files import replace_atomically, write_atomically
 from briscola_env.observation import observation_spec
+from briscola_env.rules import resolve_rules
 from briscola_env.seeds import deal_seeds
 from evaluation.parallel import piece_seed, run_pieces
 from evaluation.report import writable_folder
@@ -81,6 +81,7 @@ class LabelPlan:
     """Deals a chunk file (and a Ray task)."""
     seed: int = 0
     rules: str = "standard"
+    """The rules played: a rules string (briscola_env.rules.parse_rules), as the plan records them."""
     teacher: Optional[str] = None
     """An agent spec whose actions are the labels (imitation), instead of a search's values."""
 
@@ -106,7 +107,7 @@ class LabelPlan:
     def check_agents(self) -> None:
         """Build every agent once, so that a bad spec or a labeller that cannot value actions is an error
         before any file is written."""
-        rules = preset(self.rules)
+        rules = resolve_rules(self.rules)
         for spec in self.players:
             make_agent(spec, rules=rules)
         if self.teacher is not None:
@@ -137,7 +138,7 @@ def label_chunk(piece: tuple[LabelPlan, int, str]) -> int:
     path = Path(folder) / CHUNK_FILE.format(index)
     if path.is_file():
         return len(read_chunk(path, plan, index)["values"])
-    rules = preset(plan.rules)
+    rules = resolve_rules(plan.rules)
     rng = np.random.default_rng(piece_seed(plan.seed, "label", index))
     players = [make_agent(spec, seed=int(rng.integers(2**32)), rules=rules) for spec in plan.players]
     labeller = make_agent(plan.search or plan.teacher, seed=int(rng.integers(2**32)), rules=rules)

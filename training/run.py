@@ -25,7 +25,6 @@ and the stop signals (:mod:`training.stop_signals`).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import shutil
 import signal
 import subprocess
@@ -42,13 +41,14 @@ from tqdm import tqdm
 import briscola_env
 from agents import HeuristicAgent, RandomAgent, make_agent
 from agents.ppo import PPOAgent, load_checkpoint, save_checkpoint
-from briscola_env import preset, records
+from briscola_env import records
+from briscola_env.rules import resolve_rules
 from briscola_env.files import replace_atomically, write_atomically
 from evaluation import evaluate_pair
 from evaluation.report import edges_table
 from training import exploiters
 from training.checkpoint import check_trainer_format, pack
-from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, read_mapping
+from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, config_values, read_mapping
 from training.run_folder import RunError, run_contents, run_lock
 from training.stop_signals import Interrupted, StopSignals
 from training.trainer import Trainer, log_update, restore, rollout, trainer_state, update_policy
@@ -99,7 +99,7 @@ def resumable_checkpoint(run: Path, config: Config) -> dict:
     (:data:`training.checkpoint.TRAINER_FORMAT`, :func:`check_checkpoint_matches`), or a :class:`RunError`."""
     path = run / "checkpoint.pt"
     try:
-        payload = load_checkpoint(path, training=True, rules=preset(config.rules))
+        payload = load_checkpoint(path, training=True, rules=config.rules)
     except ValueError as error:
         raise RunError(str(error)) from None
     check_trainer_format(payload, path)
@@ -109,8 +109,10 @@ def resumable_checkpoint(run: Path, config: Config) -> dict:
 
 def check_checkpoint_matches(payload: dict, config: Config, path: Path) -> None:
     """The checkpoint was written by the run its folder's config.yaml describes."""
-    theirs = payload.get("config", {})
-    fixed = [key for key, value in dataclasses.asdict(config).items()
+    theirs = dict(payload.get("config", {}))
+    if "rules" in theirs:  # a preset's name, or every field: compared as the rules they name
+        theirs["rules"] = resolve_rules(theirs["rules"]).to_dict()
+    fixed = [key for key, value in config_values(config).items()
              if key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir") and key in theirs and theirs[key] != value]
     if fixed:
         raise RunError(f"{path} was written by another run than its folder's config.yaml describes "
@@ -121,7 +123,7 @@ def start_run_folder(run: Path, config: Config) -> None:
     """Empty the folder (``overwrite``: checked before) and save the run's resolved config."""
     for path in run_contents(run):
         shutil.rmtree(path) if path.is_dir() else path.unlink()
-    values = {key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}
+    values = {key: value for key, value in config_values(config).items() if key not in PER_PROCESS}
     write_atomically(run / "config.yaml", yaml.safe_dump(
         {**values, "version": briscola_env.__version__, "git_commit": git_commit()}))
 
@@ -138,7 +140,7 @@ def save_resumed_config(run: Path, config: Config) -> None:
     """Keep config.yaml the run's own after a resume with overrides (how far, cadence, hardware),
     so that the next resume goes on with them."""
     saved = read_mapping(run / "config.yaml")
-    values = {**saved, **{key: value for key, value in dataclasses.asdict(config).items() if key not in PER_PROCESS}}
+    values = {**saved, **{key: value for key, value in config_values(config).items() if key not in PER_PROCESS}}
     if values != saved:
         write_atomically(run / "config.yaml", yaml.safe_dump(values))
 
@@ -197,7 +199,7 @@ def run_training(trainer: Trainer, run: Path, payload: Optional[dict], stop: Sto
 
 def save_training_checkpoint(run: Path, trainer: Trainer, writer) -> None:
     writer.flush()  # every scalar up to this boundary is on disk before the checkpoint says it was reached
-    save_checkpoint(run / "checkpoint.pt", trainer.net, config=dataclasses.asdict(trainer.config),
+    save_checkpoint(run / "checkpoint.pt", trainer.net, config=config_values(trainer.config),
                     trainer=pack(trainer_state(trainer)))
 
 
@@ -211,7 +213,7 @@ def train_due_exploiters(trainer: Trainer, run: Path, writer) -> bool:
         save_training_checkpoint(run, trainer, writer)
         target = exploiters.target_path(run, update)
         if not target.exists():
-            save_checkpoint(target, copy.deepcopy(trainer.net).cpu(), config=dataclasses.asdict(trainer.config))
+            save_checkpoint(target, copy.deepcopy(trainer.net).cpu(), config=config_values(trainer.config))
         folder = exploiters.exploiter_folder(trainer.config, run, update)
         if not (folder / "summary.md").exists():
             generator = torch.get_rng_state()

@@ -21,13 +21,12 @@ from tqdm import tqdm
 
 from agents import HeuristicAgent, RandomAgent
 from agents.ppo import PPOAgent, load_checkpoint
-from briscola_env import preset
 from briscola_env.files import write_atomically
 from evaluation import evaluate_table
 from evaluation.duplicate import games_per_deal
 from evaluation.parallel import run_pieces
 from evaluation.sweep import BOOTSTRAP_RESAMPLES, aggregate, seeds_table
-from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, make_config, read_mapping
+from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, config_values, make_config, read_mapping
 from training.checkpoint import check_trainer_format
 from training.run_folder import RunError, run_contents, run_lock
 from training.run import check_checkpoint_matches, train
@@ -64,11 +63,11 @@ def seed_run(config: Config) -> SeedRun:
                        "move it away, or start that seed afresh with train.py overwrite=true")
     try:
         saved = read_mapping(folder / "config.yaml")
-        theirs = dataclasses.asdict(make_config({key: value for key, value in saved.items()
+        theirs = config_values(make_config({key: value for key, value in saved.items()
                                                  if key not in ("version", "git_commit", *PER_PROCESS)}))
     except ValueError as error:
         raise RunError(f"{folder} holds no run config this version reads: {error}") from None
-    ours = dataclasses.asdict(config)
+    ours = config_values(config)
     differ = [key for key in ours if (key not in (*RESUME_OVERRIDES, *PER_PROCESS, "run_dir")
                                       or key == "total_decisions") and theirs[key] != ours[key]]
     if differ:
@@ -87,7 +86,7 @@ def check_checkpoint(config: Config, folder: Path, state: str) -> None:
     """The checkpoint of the run of ``config`` in ``folder`` can be used as its ``state`` needs, or a one-line
     :class:`RunError` naming it: a finished run's network is read to be measured, an unfinished run's
     trainer state resumes it (as train.py's --resume checks it). Read now, not when the run's turn comes."""
-    path, rules = folder / "checkpoint.pt", preset(config.rules)
+    path, rules = folder / "checkpoint.pt", config.rules
     try:
         payload = load_checkpoint(path, training=state != "finished", rules=rules)
     except ValueError as error:
@@ -148,7 +147,7 @@ def trained_and_scored(piece: tuple[SeedRun, int]) -> dict[str, tuple[float, tup
         train(run.config, run.folder if run.state == "unfinished" else None)
     if run.config.torch_threads:
         torch.set_num_threads(run.config.torch_threads)
-    rules = preset(run.config.rules)
+    rules = run.config.rules
     games = len(SWEEP_OPPONENTS) * deals * games_per_deal(None, rules.table_shape.seats)
     with tqdm(total=games, desc=f"seed {run.config.seed}: evaluating", unit="game", file=sys.stderr) as bar:
         return {f"vs {opponent}": seed_score(run.folder / "checkpoint.pt", opponent, rules, deals, progress_from(bar))
@@ -178,7 +177,7 @@ def sweep(runs: list[SeedRun], deals: int, workers: int = 0) -> dict:
     seeds, folders = [run.config.seed for run in runs], [str(run.folder) for run in runs]
     table = seeds_table(seeds, folders, scores, aggregates)
     report = {"exp_name": config.exp_name, "seeds": seeds, "runs": folders, "metric": SWEEP_METRIC,
-              "deals": deals, "deal_seed": SWEEP_EVAL_SEED, "rules": config.rules,
+              "deals": deals, "deal_seed": SWEEP_EVAL_SEED, "rules": config.rules.to_dict(),
               "per_seed": {title: [{"seed": seed, "score": score, "ci": list(ci)}
                                    for seed, (score, ci) in zip(seeds, column)] for title, column in scores.items()},
               "aggregate": {title: value.as_dict() for title, value in aggregates.items()},

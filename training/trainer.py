@@ -1,6 +1,6 @@
 """PPO self-play for Briscola Chiamata: one policy for all five seats learns the
 auction, the call and the play (for all four under ``rules=four_players``: the config's rules
-preset sizes the network, the storage and the seats; the run's config.yaml and checkpoint record it).
+size the network, the storage and the seats; the run's config.yaml and checkpoint record it).
 
 Reads top to bottom in the order of CleanRL's ppo.py: (config: :mod:`training.config`), seeding,
 environment (and opponents: :mod:`training.league`), agent, rollout, advantages (:mod:`training.trajectories`,
@@ -37,7 +37,7 @@ import torch
 
 from agents import HeuristicAgent
 from agents.ppo import PolicyValueNet, entropy, load_network, sample_actions
-from briscola_env import BatchedEnv, preset
+from briscola_env import BatchedEnv
 from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
 from briscola_env.engine import PHASE_NAMES, WITHOUT_SOLO, Role, seat_roles
 from briscola_env.observation import observation_spec, privileged_spec
@@ -72,7 +72,7 @@ class Trainer:
 
         # Environment. Deals from a stream of their own (briscola_env.seeds), drawn apart from every
         # evaluation's, whatever its seed.
-        self.rules = preset(config.rules)
+        self.rules = config.rules
         self.spec = observation_spec(self.rules)  # the views' layout, which sizes the network and the storage
         self.env = BatchedEnv(config.num_envs, self.rules, seed=seed_sequence("train-env", config.seed),
                               reward=config.reward)
