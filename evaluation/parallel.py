@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
+import threading
 from contextlib import contextmanager
 from math import ceil
 from typing import Callable, Iterator, Optional, Sequence, TypeVar
@@ -84,6 +86,7 @@ def ray_for(workers: int) -> Iterator[None]:
 
     address = os.environ.get("RAY_ADDRESS")
     started_here = not ray.is_initialized()
+    handlers = saved_signal_handlers()
     if started_here:
         # A local Ray of exactly ``workers`` CPUs; on a cluster its own resources decide.
         ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
@@ -93,6 +96,25 @@ def ray_for(workers: int) -> Iterator[None]:
     finally:
         if started_here and not address:
             ray.shutdown()
+            restore_signal_handlers(handlers)
+
+
+RAY_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Signals whose handlers ``ray.init`` replaces in the driver (SIGTERM) and ``ray.shutdown`` leaves replaced."""
+
+
+def saved_signal_handlers() -> dict:
+    """The handlers of :data:`RAY_SIGNALS` now, for :func:`restore_signal_handlers`."""
+    return {signum: signal.getsignal(signum) for signum in RAY_SIGNALS}
+
+
+def restore_signal_handlers(handlers: dict) -> None:
+    """Put back the handlers :func:`saved_signal_handlers` saved, so that after a local Ray is shut down
+    the process stops on SIGTERM as it did before (only the main thread may set handlers, as only it may
+    start Ray's with them)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
 
 
 def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: int = 0,

@@ -17,6 +17,7 @@ from agents import HeuristicAgent, RandomAgent
 from agents.ppo import load_checkpoint
 from evaluation import evaluate_one_sided, evaluate_pair, evaluate_table
 from briscola_cli.main import main
+from evaluation.parallel import restore_signal_handlers, saved_signal_handlers
 from evaluation.tournament import play_tournament
 
 pytestmark = pytest.mark.slow  # a local Ray
@@ -30,9 +31,11 @@ RUN_FILES = ["results.json", "results.md"]
 def local_ray():
     """One local Ray of 2 CPUs, started once: run_pieces uses a Ray already running as it is."""
     address = os.environ.pop("RAY_ADDRESS", None)  # a local Ray here, even on a machine of a cluster
+    handlers = saved_signal_handlers()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
+    restore_signal_handlers(handlers)  # pytest stops on SIGTERM again as it did before Ray
     if address is not None:
         os.environ["RAY_ADDRESS"] = address
 

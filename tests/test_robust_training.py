@@ -6,6 +6,7 @@ or refused clearly."""
 import dataclasses
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -125,6 +126,10 @@ def broken(piece: int):
     raise ValueError(f"piece {piece}: a value the work cannot take")
 
 
+def negated(piece: int) -> int:
+    return -piece
+
+
 # Ray's workers import a task's function by its module, and this test module is not importable there.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -145,6 +150,23 @@ def test_a_ray_workers_error_is_the_workers_own_one_line_message(capsys):
     err = capsys.readouterr().err
     assert err.strip().splitlines()[-1] == "train.py: error: piece 6: refused, and this line says why"
     assert "\x1b[" not in err and "pid=" not in err and "ray::" not in err
+
+
+@pytest.mark.slow
+def test_a_local_ray_leaves_the_signal_handlers_as_it_found_them():
+    """ray.init installs its own SIGTERM handler in the driver and ray.shutdown leaves it: a process that
+    used a local Ray would then no longer stop on SIGTERM as it did (a trainer checkpoints on it)."""
+    def on_term(signum, frame):  # pragma: no cover - never delivered
+        raise AssertionError("not delivered in this test")
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+        with ray_for(1):
+            assert run_pieces(negated, [3], workers=1) == [-3]
+        assert {signum: signal.getsignal(signum) for signum in before} == before
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # ----------------------------------------------------------------------------- names, numbers, deal counts
