@@ -205,9 +205,13 @@ def test_briscola_replay_reads_the_other_games_past_a_truncated_line(tmp_path, g
         records.record_at(path, 5)
 
 
+WAIT_FOR_REPLAY = 120  # seconds
+
+
 def test_briscola_replay_reads_no_further_than_the_requested_game(tmp_path, games, capsys):
-    """The file is a pipe whose writer sends game 0, then waits (up to 20 s) for the replay to be
-    shown before it sends the rest: a reader that loads the whole file waits for all of it."""
+    """The file is a pipe whose writer sends game 0, then waits for the replay to be shown before it
+    sends the rest: a reader that loads the whole file waits for all of it, and the writer gives up after
+    WAIT_FOR_REPLAY (far longer than a replay takes on a slow machine), which fails the test."""
     path = tmp_path / "pipe.jsonl"
     os.mkfifo(path)
     shown = threading.Event()
@@ -217,7 +221,7 @@ def test_briscola_replay_reads_no_further_than_the_requested_game(tmp_path, game
         with open(path, "wb") as pipe:
             pipe.write(as_line(games[0]) + b"\n")
             pipe.flush()
-            waited_in_vain.append(not shown.wait(timeout=20))
+            waited_in_vain.append(not shown.wait(timeout=WAIT_FOR_REPLAY))
             try:
                 pipe.write(b"{truncated\n" * 1000)
             except BrokenPipeError:  # the reader is done and has closed its end
