@@ -43,6 +43,7 @@ from briscola_env.observation import ObservationSpec, observation_spec
 from briscola_env.rules import PRESETS, RulesConfig, preset, resolve_rules
 
 from .base import Agent
+from .shipped import network_file
 
 CHECKPOINT_FORMAT = 1
 ILLEGAL_LOGIT = -1e9  # far below any legal logit, yet finite: no NaN in the entropy
@@ -289,8 +290,10 @@ def open_checkpoint(path, training: bool = False,
                     rules: Optional[RulesConfig] = None) -> tuple[dict, PolicyValueNet]:
     """``(contents, network)`` of a policy checkpoint, after checking it fits this version's layouts
     under ``rules`` (default: the standard ones; their table decides the observation layout) and holds
-    the network it declares; with ``training``, only a training checkpoint (one that resumes)."""
+    the network it declares; with ``training``, only a training checkpoint (one that resumes). ``path``
+    may name a shipped network (``best``: :func:`agents.shipped.network_file`)."""
     rules = resolve_rules(rules)
+    path = network_file(path)
     payload = read_checkpoint(path)
     kind = checkpoint_kind(payload)
     expected = CHECKPOINT_KINDS["training"] + ("" if training else f" or {CHECKPOINT_KINDS['policy']}")
@@ -339,6 +342,7 @@ def export_policy(source, target) -> int:
     """Write the network of a training checkpoint alone (no optimizer, environment or storage),
     for shipping and playing; returns the new file's size in bytes. A network of any table: it is
     read under a preset of the table its layout is of (:func:`layout_table`)."""
+    source = network_file(source)
     table = layout_table(read_checkpoint(source))
     payload, net = open_checkpoint(source, rules=_TABLE_PRESETS.get(table))
     save_checkpoint(target, net, config=payload.get("config", {}))

@@ -11,7 +11,8 @@ INTERMIXED = True  # key=value overrides before or after the options
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", help="the YAML config file of the runs (such as configs/default.yaml)")
+    parser.add_argument("config", help="the runs' YAML config: a file, or a shipped config's name (default, tiny, ...: "
+                                       "configs/)")
     add_sweep_options(parser, seeds_required=True)
     add_eval_deals_option(parser)
     add_overrides(parser)

@@ -33,7 +33,9 @@ EPILOG = epilog
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=None, help=f"YAML file of config values (default: {DEFAULT_CONFIG})")
+    parser.add_argument("--config", default=None,
+                        help="a YAML file of config values, or a shipped config's name (tiny, strong, ...: configs/; "
+                             f"default: {DEFAULT_CONFIG})")
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN", help="a run folder to continue")
     add_sweep_options(parser, seeds_required=False)
     parser.add_argument("--exploit", default=None, metavar="SPEC",

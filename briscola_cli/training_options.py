@@ -10,7 +10,7 @@ from typing import Callable
 
 from .options import positive_int
 
-DEFAULT_CONFIG = "configs/default.yaml"
+DEFAULT_CONFIG = "default"  # configs/default.yaml, found by name wherever the package is installed
 
 
 def seed_list(text: str) -> list[int]:

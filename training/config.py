@@ -22,6 +22,7 @@ import yaml
 
 from agents.ppo import load_checkpoint
 from agents.registry import check_spec
+from agents.shipped import data_folder, is_plain_name
 from briscola_env.rewards import REWARD_MODES
 from briscola_env.rules import RulesConfig, resolve_rules, rules_text
 
@@ -302,9 +303,33 @@ def config_values(config: Config) -> dict:
     return {**dataclasses.asdict(config), "rules": config.rules.to_dict()}
 
 
+CONFIGS_PACKAGE = "briscola_configs"
+"""The data package of the configs that ship with the package (the repository's configs/ folder)."""
+
+
+def shipped_configs() -> list[str]:
+    """The names of the configs this installation ships (``default``, ``tiny``, ...), sorted."""
+    folder = data_folder(CONFIGS_PACKAGE)
+    return sorted(path.stem for path in folder.glob("*.yaml")) if folder is not None else []
+
+
+def config_file(path: str) -> Path:
+    """The YAML file ``path`` names: the path itself when that file exists or it is no name (it has a folder
+    or a suffix), else the shipped config of that name (``tiny`` is configs/tiny.yaml, in a clone or an
+    installed wheel alike); a ValueError listing the shipped names for a name that is neither."""
+    if Path(path).exists() or not is_plain_name(path):
+        return Path(path)
+    folder = data_folder(CONFIGS_PACKAGE)
+    if folder is None or not (folder / f"{path}.yaml").is_file():
+        raise ValueError(f"no config file {path}, and no shipped config of that name; shipped configs: "
+                         f"{', '.join(shipped_configs()) or 'none'} (or give a YAML file's path)")
+    return folder / f"{path}.yaml"
+
+
 def load_config(path: Optional[str], overrides: list[str]) -> Config:
-    """The default config, updated by a YAML file, then by key=value overrides."""
-    return make_config({**(read_mapping(path) if path else {}), **parse_overrides(overrides)})
+    """The default config, updated by a YAML file (a path, or a shipped config's name: :func:`config_file`),
+    then by key=value overrides."""
+    return make_config({**(read_mapping(config_file(path)) if path else {}), **parse_overrides(overrides)})
 
 
 def resume_config(run: Path, overrides: list[str]) -> Config:
@@ -341,7 +366,8 @@ def config_help() -> str:
     """Every config key with its type, default, range and docstring, read from :class:`Config` itself."""
     docs, defaults = config_docs(), {**config_values(Config()), "rules": rules_text(Config().rules)}
     lines = ["config keys, as key=VALUE after the options or in the --config file (VALUE is YAML); the defaults",
-             "are Config's, which configs/default.yaml (read when --config is not given) partly overrides:"]
+             "are Config's, which the shipped config default (configs/default.yaml, read when --config is not",
+             "given) partly overrides:"]
     for field_ in fields(Config):  # the type is its annotation's text (annotations are postponed here)
         key = field_.name
         notes = [field_.type, f"default {json.dumps(defaults[key])}"]
