@@ -9,9 +9,12 @@ the 2♣ in English, never both. ``help`` lists the legal moves and how to write
 them; ``quit`` ends the session. A typo or an illegal move is answered with a
 message and asked again, so nothing is played by mistake.
 
-``play_in_terminal`` plays a session: after each hand its table (the hands as
-dealt), whether the person's side won, and the running totals; then the next
-hand, the deal passing to the next seat, until ``quit`` or the end of input.
+``play_in_terminal`` plays a session: it opens with the agent spec at each other
+seat and what the face letters stand for (:func:`face_letters_text`); after an
+agent's call, the person holding the called card is told he is the secret
+partner; after each hand its table (the hands as dealt), whether the person's
+side won, and the running totals; then the next hand, the deal passing to the
+next seat, until ``quit`` or the end of input.
 """
 
 from __future__ import annotations
@@ -63,12 +66,20 @@ def suit_letters_text(lang: str) -> str:
     return f"{' '.join(SUIT_LETTERS[lang])} ({names})"
 
 
+def face_letters_text() -> str:
+    """The faces written as letters, in English, and the Italian names they are the initials of:
+    ``A ace, F jack, C knight, R king: the initials of the Italian asso, fante, cavallo, re``."""
+    lettered = [face for face, symbol in enumerate(FACE_SYMBOLS) if not symbol.isdigit()]
+    english = ", ".join(f"{FACE_SYMBOLS[face]} {FACES_EN[face].lower()}" for face in lettered)
+    return f"{english}: the initials of the Italian {', '.join(FACES_IT[face].lower() for face in lettered)}"
+
+
 def how_to_write_cards(lang: str) -> str:
     """How a card is typed with the suit letters of ``lang``."""
     example = FACE_SYMBOLS[0] + SUIT_LETTERS[lang][0]
     return (f"cards: a face {' '.join(FACE_SYMBOLS)}, then a suit {' '.join(SUIT_SYMBOLS)} or "
             f"{suit_letters_text(lang)}: {example!r} is {card_str(parse_card(example, lang))}; "
-            "also by name: 'ace of hearts', 'asso di coppe'")
+            f"also by name: 'ace of hearts', 'asso di coppe'. Faces {face_letters_text()}")
 
 
 def describe_moves(legal: Sequence[int], ten_card: str) -> str:
@@ -153,6 +164,9 @@ def _play_hand(env, seat: int, policies: dict, lang: str, input_fn: Callable[[st
             action = policies[env.possible_agents.index(agent)](observation)
             print_fn(f"{agent}: {action_to_text(action, ten)}")
             env.step(action)
+            if CALL_OFFSET <= action < PLAY_OFFSET and env.unwrapped.game.partner == seat:
+                print_fn(f"You hold {card_str(action - CALL_OFFSET)}: you are {agent}'s secret partner, on the "
+                         "callers' side. Nobody else knows it until you play that card.")
             continue
         print_fn(env.render())
         legal = np.flatnonzero(observation["action_mask"]).tolist()
@@ -199,13 +213,17 @@ def play_in_terminal(opponents: Sequence[str], seat: int = 0, seed: Optional[int
         raise ValueError(f"hands must be a whole number of at least 1, or None for no limit; got {hands!r}")
     input_fn = input_fn or input
     specs = list(opponents) * others if len(opponents) == 1 else list(opponents)
+    seat_specs = dict(zip([s for s in range(seats) if s != seat], specs))
     policies = {s: AECPolicy(make_agent(spec, seed=None if seed is None else seed + s, rules=rules))
-                for s, spec in zip([s for s in range(seats) if s != seat], specs)}
+                for s, spec in seat_specs.items()}
     env = raw_env(rules=rules, render_view=seat, render_mode="ansi", lang=lang)
     env.reset(seed=seed)
     names = env.possible_agents
     totals, played = [0.0] * seats, []
-    print_fn(f"You are {names[seat]}. Type 'help' for your legal moves and how to write them, 'quit' to stop.")
+    print_fn(f"You are {names[seat]}. The agents at the other seats: "
+             + ", ".join(f"{names[s]} {spec}" for s, spec in seat_specs.items()) + ".")
+    print_fn(f"Faces {face_letters_text()}.")
+    print_fn("Type 'help' for your legal moves and how to write them, 'quit' to stop.")
     try:
         while True:
             game = _play_hand(env, seat, policies, lang, input_fn, print_fn)

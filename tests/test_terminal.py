@@ -1,6 +1,8 @@
 """Playing a hand in the terminal against agents, replaying recorded games,
 and the game records' round trip."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -58,6 +60,39 @@ def test_a_scripted_hand_through_briscola_play():
     assert "You are player_2" in text
     assert "Result:" in text or "void hand" in text
     assert "player_0: " in text  # the opponents' moves are shown
+
+
+def test_the_session_names_each_seat_s_agent_and_explains_the_face_letters():
+    script = Script()
+    play_in_terminal(["heuristic", "random", "heuristic", "random"], seat=2, seed=5, hands=1, input_fn=script.input,
+                     print_fn=script.print)
+    opening = "\n".join(script.printed[:3])
+    assert ("You are player_2. The agents at the other seats: player_0 heuristic, player_1 random, "
+            "player_3 heuristic, player_4 random.") in opening
+    faces = "A ace, F jack, C knight, R king: the initials of the Italian asso, fante, cavallo, re"
+    assert f"Faces {faces}." in opening
+    assert [line for line in script.printed if line.startswith("cards: ") and faces in line]  # and in the help
+
+
+def called(text: str) -> tuple[str, str, str]:
+    """From the table printed: the caller, the card he called and the partner as the person is shown him."""
+    match = re.search(r"^Call: (player_\d) calls (\S+) .*; partner (\S+)$", text, re.M)
+    assert match, text
+    return match[1], match[2], match[3]
+
+
+@pytest.mark.parametrize("seed, partner", [(0, True), (5, False)])  # seat 2 holds the called card on seed 0 only
+def test_the_holder_of_the_called_card_is_told_he_is_the_secret_partner(seed, partner):
+    script = Script()  # the person passes: an agent calls
+    play_in_terminal(["heuristic"], seat=2, seed=seed, hands=1, input_fn=script.input, print_fn=script.print)
+    text = "\n".join(script.printed)
+    caller, card, shown_partner = called(text)
+    assert caller != "player_2" and (shown_partner == "player_2") == partner
+    told = f"You hold {card}: you are {caller}'s secret partner, on the callers' side."
+    assert (told in text) == partner and ("secret partner" in text) == partner
+    if partner:  # told once, and the next table printed shows the card in the person's hand
+        assert text.count(told) == 1
+        assert re.search(rf"^  player_2 .*{card}", text[text.index(told):], re.M)
 
 
 def test_briscola_play_rejects_a_wrong_number_of_opponents():

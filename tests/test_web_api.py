@@ -200,6 +200,8 @@ def test_a_foreign_host_name_is_refused(serve):
 def test_the_config_names_the_agents_and_the_rules(serve, tmp_path):
     assert ok(Browser(serve(settings(record_folder=tmp_path))).get("/api/config")) == {
         "version": __version__, "rules": "standard", "seat": 0, "card_points": "A 11, 3 10, R 4, C 3, F 2",
+        "faces": "A ace, F jack, C knight, R king: the initials of the Italian asso, fante, cavallo, re",
+        "suits": "♥ hearts, ♦ diamonds, ♣ clubs, ♠ spades: in Italian coppe, denari, bastoni, spade",
         "opponents": ["heuristic"] * 4, "watchers": ["heuristic"] * 5, "seeded": True, "recording": True}
     assert ok(Browser(serve(settings(rules_name="seven"))).get("/api/config"))["card_points"] == \
         "A 11, 7 10, R 4, C 3, F 2"
@@ -337,6 +339,25 @@ def test_each_browser_session_has_its_own_game(serve):
     assert ok(one.get("/api/play/state")) == first
 
 
+def test_joining_starts_a_game_only_when_the_session_has_none(serve):
+    """The page enters a mode by joining it: the session's game if there is one, else a new one, so a first
+    visit is refused nothing (a refusal is an error in the browser's console and the server's log)."""
+    server = serve(settings())
+    browser = Browser(server)
+    joined = ok(browser.post("/api/play/join"))
+    assert joined == ok(browser.get("/api/play/state"))
+    assert joined == ok(Browser(server).post("/api/play/new"))  # a new game: the seed's first hand
+    moved = ok(browser.post("/api/play/act", {"move": first_move(joined)}))
+    assert ok(browser.post("/api/play/join")) == moved  # the game in progress, unchanged
+    refused(browser.post("/api/play/join", {"seat": 1}), 400, "unknown field")
+    watched = ok(browser.post("/api/watch/join", {"face_up": True}))
+    assert watched["face_up"] and watched["log"] == []
+    stepped = ok(browser.post("/api/watch/step"))
+    assert ok(browser.post("/api/watch/join", {"face_up": False})) == stepped  # face_up is for a new table only
+    refused(browser.post("/api/watch/join", {"face_up": "yes"}), 400, "true or false")
+    assert ok(browser.post("/api/play/join")) == moved
+
+
 def test_the_session_store_forgets_the_least_recently_used():
     store = SessionStore(settings(), limit=2)
     a, _ = store.create()
@@ -399,10 +420,12 @@ def write_games(folder: Path, name="games.jsonl", count=2) -> list[dict]:
 def test_replay_steps_forward_and_back_through_a_record(serve, tmp_path):
     games = write_games(tmp_path)
     browser = Browser(serve(settings(record_folder=tmp_path)))
-    assert ok(browser.get("/api/replay/files")) == {"recording": True, "files": [{"name": "games.jsonl", "records": 2}]}
+    assert ok(browser.get("/api/replay/files")) == {"recording": True, "files": [{"name": "games.jsonl", "records": 2}],
+                                                    "open": False}
     refused(browser.get("/api/replay/state"), 409, "POST /api/replay/open")
     refused(browser.post("/api/replay/seek", {"position": 1}), 409, "no record open")
     start = ok(browser.post("/api/replay/open", {"file": "games.jsonl", "game": 1}))
+    assert ok(browser.get("/api/replay/files"))["open"]  # the page asks for the state of an open record only
     record = games[1]
     assert start["replay"]["position"] == 0 and start["replay"]["length"] == len(record["actions"])
     assert [sorted(c["id"] for c in seat["hand"]) for seat in start["seats"]] == \
@@ -464,7 +487,7 @@ def test_replay_refuses_bad_records_and_requests(serve, tmp_path):
 def test_without_a_record_folder_replay_opens_only_what_the_browser_sends(serve, tmp_path):
     [game] = write_games(tmp_path, count=1)
     browser = Browser(serve(settings()))
-    assert ok(browser.get("/api/replay/files")) == {"recording": False, "files": []}
+    assert ok(browser.get("/api/replay/files")) == {"recording": False, "files": [], "open": False}
     refused(browser.post("/api/replay/open", {"file": "games.jsonl"}), 404, "no record folder")
     assert ok(browser.post("/api/replay/open", {"text": json.dumps(game)}))["replay"]["length"] == len(game["actions"])
 

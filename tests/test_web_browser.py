@@ -2,7 +2,9 @@
 
 A person's whole hand played by clicking (one illegal click refused with a message, the game
 unchanged), its score the engine's payoffs for that deal; watch mode run to the end of a hand;
-a record stepped through in replay mode, showing the record's cards; point bids typed in. The
+a record stepped through in replay mode, showing the record's cards; point bids typed in; the trick
+the person completes held on the felt with its seats named, every card's face in sight; suits named
+in the page's one language; a page load that logs no error. The
 same tests take the screenshots of each mode: into a temporary folder, or, to renew the pictures of docs/play.md,
 into docs/ with ``BRISCOLA_SCREENSHOTS=docs python -m pytest tests/test_web_browser.py``.
 
@@ -13,6 +15,7 @@ tests fail, saying which is missing: they are never skipped.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import threading
 from pathlib import Path
@@ -59,10 +62,10 @@ def browser():
         launched.close()
 
 
-def start_server(rules_name: str, record_folder: Path) -> WebTableServer:
+def start_server(rules_name: str, record_folder: Path, quiet: bool = True) -> WebTableServer:
     chosen = Settings(opponents=("heuristic",) * 4, seat=0, watchers=("heuristic",) * 5, seed=SEED,
                       rules_name=rules_name, rules=preset(rules_name), record_folder=record_folder)
-    server = WebTableServer(chosen, "127.0.0.1", 0, quiet=True)
+    server = WebTableServer(chosen, "127.0.0.1", 0, quiet=quiet)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     return server
 
@@ -79,23 +82,32 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def open_page(browser):
-    """``open_page(server)``: a new browser session (its own cookie) on the server's page, loaded."""
+    """``open_page(server)``: a new browser session (its own cookie) on the server's page, loaded. The page
+    keeps its script errors (``page.errors``), the errors its console logged (``page.console_errors``) and
+    the answers of 400 or more it was given (``page.refusals``)."""
     contexts = []
 
     def load(on: WebTableServer):
         context = browser.new_context(viewport=VIEWPORT)
         contexts.append(context)
         page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.errors, page.console_errors, page.refusals = [], [], []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.on("console", lambda message: page.console_errors.append(message.text) if message.type == "error"
+                else None)
+        page.on("response", lambda response: page.refusals.append(f"{response.status} {response.url}")
+                if response.status >= 400 else None)
         page.goto(on.url)
-        page.wait_for_function('() => document.body.dataset.busy === "0" && document.body.dataset.phase')
-        page.errors = errors
+        wait_until_drawn(page)
         return page
 
     yield load
     for context in contexts:
         context.close()
+
+
+def wait_until_drawn(page) -> None:
+    page.wait_for_function('() => document.body.dataset.busy === "0" && document.body.dataset.phase')
 
 
 def click(page, selector: str) -> None:
@@ -296,3 +308,126 @@ def play_hand_through_the_api(page, on: WebTableServer) -> None:
         options += (["pass"] if moves["pass"] else []) + [card["move"] for card in moves["calls"] + moves["plays"]]
         options += [f"bid {moves['points']['lowest']}"] if moves["points"] else []
         view = page.request.post(on.url + "api/play/act", data={"move": options[0]}).json()
+
+
+@pytest.fixture
+def own_server(tmp_path):
+    """A server of the test's own, with the browser's log written (not quiet) and its own record folder."""
+    started = start_server("standard", tmp_path, quiet=False)
+    yield started
+    started.shutdown()
+    started.server_close()
+
+
+def test_loading_the_page_logs_no_error_in_the_console_or_the_server_log(own_server, open_page, capsys):
+    page = open_page(own_server)  # the first visit: the session has no game yet
+    for mode in ("watch", "replay", "play"):  # entering each mode for the first time, then again
+        click(page, f'#modes button[data-mode="{mode}"]')
+    page.reload()  # a later visit: the session's games are there
+    wait_until_drawn(page)
+    assert phase(page) == "auction" and page.is_hidden("#message")
+    assert page.refusals == [] and page.console_errors == [] and page.errors == []
+    statuses = [int(status) for status in re.findall(r'"(?:GET|POST) [^"]*" (\d{3}) ', capsys.readouterr().err)]
+    assert statuses and all(status < 400 for status in statuses), statuses
+
+
+def pass_until_the_cards(page) -> None:
+    """Pass every bid (the agents of seed 5 bid, win and call), up to the person's first card."""
+    while page.is_visible("#bidbar"):
+        click(page, "#pass")
+    assert phase(page) == "play" and page.locator("#my-hand button.card.legal").count(), phase(page)
+
+
+def trick_on_the_felt(page) -> list[list]:
+    """Each card of the trick on the felt: [its seat, the card, the seat's name written by it]."""
+    return page.eval_on_selector_all("#trick .played", "spots => spots.map(spot => [Number(spot.querySelector("
+                                                      "'.card').dataset.seat), spot.querySelector('.card').dataset"
+                                                      ".card, spot.querySelector('.seat-tag').textContent])")
+
+
+def seat_name(seat: int) -> str:
+    return "You" if seat == 0 else f"player_{seat}"
+
+
+def test_the_trick_you_complete_stays_on_the_felt_with_its_seats_named(own_server, open_page):
+    page = open_page(own_server)
+    pass_until_the_cards(page)
+    for _ in range(2):
+        click(page, "#my-hand button.card.legal")  # the agents finish the trick at once, and lead the next
+        view = page.request.get(own_server.url + "api/play/state").json()
+        completed = view["tricks"][-1]
+        assert page.get_attribute("#trick", "data-held") == str(completed["number"])
+        assert trick_on_the_felt(page) == [[c["seat"], c["card"]["text"], seat_name(c["seat"])]
+                                           for c in completed["cards"]]
+        assert page.inner_text("#trick-caption") == (f"Trick {completed['number']}: {seat_name(completed['winner'])} "
+                                                     f"took {completed['points']} points")
+        assert page.is_visible("#go-on")
+        assert_every_face_in_sight(page)
+        if completed["number"] == 1:
+            page.click("#go-on")  # the person goes on
+        else:  # or the pause ends it
+            page.wait_for_function('() => document.querySelector("#trick").dataset.held === ""', timeout=10_000)
+        now = view["trick"] or completed  # the trick the agents led, else (the person leads) the one just taken
+        assert page.get_attribute("#trick", "data-held") == "" and page.is_hidden("#go-on")
+        assert trick_on_the_felt(page) == [[c["seat"], c["card"]["text"], seat_name(c["seat"])] for c in now["cards"]]
+    assert page.errors == []
+
+
+def assert_every_face_in_sight(page) -> None:
+    """No card of the trick on the felt covers another, a seat's box or the caption, or is covered: the
+    point at the middle of each card's face and suit (its corner) shows that card."""
+    layout = page.evaluate("""() => {
+      document.querySelector("#trick").scrollIntoView({block: "center"});  // the points tested are on screen
+      const box = (node) => { const b = node.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+      const cards = [...document.querySelectorAll("#trick .card")];
+      return {
+        cards: cards.map(box),
+        tags: [...document.querySelectorAll("#trick .seat-tag")].map(box),
+        others: [...document.querySelectorAll("#felt .seat:not(:empty), #contract, #trick-label")].map(box),
+        corners_shown: cards.map((card) => {
+          const [left, top, right, bottom] = box(card.querySelector(".corner"));
+          const hit = document.elementFromPoint((left + right) / 2, (top + bottom) / 2);
+          return Boolean(hit) && hit.closest(".card") === card;
+        }),
+      };
+    }""")
+
+    def overlap(a, b):
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    cards = layout["cards"]
+    assert len(cards) == 5 and all(layout["corners_shown"]), layout
+    for i, card in enumerate(cards):
+        assert not [other for j, other in enumerate(cards) if j != i and overlap(card, other)], layout
+        assert not [tag for j, tag in enumerate(layout["tags"]) if j != i and overlap(card, tag)], layout
+        assert not [other for other in layout["others"] if overlap(card, other)], layout
+
+
+@pytest.mark.parametrize("width", [VIEWPORT["width"], 1100])  # 1100: the page's min-width
+def test_a_whole_trick_on_the_felt_shows_every_face(own_server, open_page, width):
+    page = open_page(own_server)
+    page.set_viewport_size({**VIEWPORT, "width": width})
+    pass_until_the_cards(page)
+    while phase(page) != "done":  # the last trick stays on the felt, the hand over
+        click(page, "#my-hand button.card.legal")
+    assert_every_face_in_sight(page)
+
+
+SUIT_NAMES = {"it": ("coppe", "denari", "bastoni", "spade"), "en": ("hearts", "diamonds", "clubs", "spades")}
+
+
+def test_suits_are_named_in_the_page_s_language_the_other_only_in_the_legend(own_server, open_page):
+    page = open_page(own_server)
+    pass_until_the_cards(page)  # the call is made: the trump is named
+    assert page.get_attribute("html", "lang") == "en"
+    legend = page.inner_text("#legend")
+    named = dict(re.findall(r"([♥♦♣♠]) (\w+)", legend))
+    assert [named[symbol] for symbol in "♥♦♣♠"] == list(SUIT_NAMES["en"]), legend
+    trump = re.search(r"trump ([♥♦♣♠]) (\w+)", page.inner_text("#contract"))
+    assert trump and trump[2].lower() == named[trump[1]]
+    # Every word and tooltip of the page but the legend: no Italian suit name.
+    shown = page.evaluate("""() => [document.body.innerText.replace(document.querySelector("#legend").innerText, ""),
+      ...[...document.querySelectorAll("[title], [aria-label]")].map((n) => `${n.title} ${n.ariaLabel || ""}`)]""")
+    italian = re.compile(rf"\b({'|'.join(SUIT_NAMES['it'])})\b", re.IGNORECASE)
+    assert not [text for text in shown if italian.search(text)]
+    assert any("of " in text and re.search(rf"\b({'|'.join(SUIT_NAMES['en'])})\b", text, re.I) for text in shown)

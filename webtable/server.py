@@ -31,13 +31,20 @@ Endpoints (bodies and answers JSON; a game's answer is the view the page draws, 
 :meth:`.tables.Table.view`)::
 
     GET  /                         the page
-    GET  /api/config               the modes' agents, the rules, whether games are recorded (the page's
-                                   first call: its answer brings the session cookie)
+    GET  /api/config               the modes' agents, the rules, whether games are recorded, the legend's
+                                   faces, suits and points (the page's first call: its answer brings the
+                                   session cookie)
     GET  /api/play/state           POST /api/play/new {}          POST /api/play/next {}
     POST /api/play/act {"move": "bid R"} or {"action": 3}   (action text as in the records, or its id)
     GET  /api/watch/state          POST /api/watch/new {"face_up": false}    POST /api/watch/step {}
     POST /api/watch/next {}        POST /api/watch/view {"face_up": true}
-    GET  /api/replay/files         GET  /api/replay/state
+    POST /api/play/join {}         POST /api/watch/join {"face_up": false}
+                                   the session's game, started (face_up as in new) if it has none: the
+                                   page's call on entering a mode, which a state request would answer
+                                   with a 409 on the first visit, an error in the browser's console
+    GET  /api/replay/files         the record folder's files, and whether a record is open (then
+                                   GET /api/replay/state gives its view)
+    GET  /api/replay/state
     POST /api/replay/open {"file": "NAME.jsonl", "game": 0} or {"text": "<JSON Lines>", "name": "x", "game": 0}
     POST /api/replay/seek {"position": 12}
 
@@ -68,11 +75,13 @@ from briscola_env import __version__
 from briscola_env.actions import NUM_ACTIONS, text_to_action
 from briscola_env.cards import FACE_ORDER, FACE_POINTS, FACE_SYMBOLS
 from briscola_env.render import printable
+from evaluation.terminal import face_letters_text
 
 from .pool import AgentPool
 from .replay import Replay, record_file, record_files, record_in_file, record_in_text
 from .sessions import BrowserSession, SessionsFull, SessionStore, Settings
 from .tables import NotNow
+from .view import suit_names_text
 
 COOKIE = "briscola_session"
 MAX_BODY = 8 * 1024 * 1024  # bytes of a POST: room for a large record file opened from the browser
@@ -160,6 +169,7 @@ def config(settings: Settings, session: BrowserSession, body: dict) -> dict:
     points = ", ".join(f"{FACE_SYMBOLS[face - 1]} {FACE_POINTS[ten][face]}" for face in FACE_ORDER[ten]
                        if face in FACE_POINTS[ten])
     return {"version": __version__, "rules": settings.rules_name, "seat": settings.seat, "card_points": points,
+            "faces": face_letters_text(), "suits": suit_names_text(),
             "opponents": list(settings.opponents), "watchers": list(settings.watchers),
             "seeded": settings.seed is not None, "recording": settings.record_folder is not None}
 
@@ -176,6 +186,13 @@ def play_state(settings, session, body) -> dict:
 def play_new(settings, session, body) -> dict:
     only_fields(body, ())
     session.new_play()
+    return play_view(session)
+
+
+def play_join(settings, session, body) -> dict:
+    only_fields(body, ())
+    if session.play is None:
+        session.new_play()
     return play_view(session)
 
 
@@ -210,6 +227,15 @@ def watch_new(settings, session, body) -> dict:
     return watch_view(session)
 
 
+def watch_join(settings, session, body) -> dict:
+    only_fields(body, ("face_up",))
+    face_up = bool_field(body, "face_up", default=session.watch_face_up)
+    if session.watch is None:
+        session.new_watch()
+        session.watch_face_up = face_up
+    return watch_view(session)
+
+
 def watch_step(settings, session, body) -> dict:
     only_fields(body, ())
     _started(session.watch, "table to watch", "/api/watch/new").step()
@@ -231,7 +257,8 @@ def watch_face(settings, session, body) -> dict:
 
 
 def replay_files(settings, session, body) -> dict:
-    return {"recording": settings.record_folder is not None, "files": record_files(settings.record_folder)}
+    return {"recording": settings.record_folder is not None, "files": record_files(settings.record_folder),
+            "open": session.replay is not None}
 
 
 def replay_state(settings, session, body) -> dict:
@@ -297,10 +324,12 @@ ROUTES: dict[str, dict[str, Endpoint]] = {  # path -> method -> endpoint
     "/api/config": {"GET": config},
     "/api/play/state": {"GET": play_state},
     "/api/play/new": {"POST": play_new},
+    "/api/play/join": {"POST": play_join},
     "/api/play/act": {"POST": play_act},
     "/api/play/next": {"POST": play_next},
     "/api/watch/state": {"GET": watch_state},
     "/api/watch/new": {"POST": watch_new},
+    "/api/watch/join": {"POST": watch_join},
     "/api/watch/step": {"POST": watch_step},
     "/api/watch/next": {"POST": watch_next},
     "/api/watch/view": {"POST": watch_face},

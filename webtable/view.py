@@ -4,7 +4,9 @@
 ``viewer`` may see, as :func:`briscola_env.render.render_text` does for the terminal: his own
 hand (every hand with ``face_up``, a spectator's choice in watch mode), the partner once
 revealed (or to the partner himself), and once the hand is over every hand as dealt, the
-sides' points and the payoffs. What a viewer may not see never leaves the server.
+sides' points and the payoffs. What a viewer may not see never leaves the server. The page is in
+English, and so are the card and suit names sent: the Italian names appear only in the legend
+(:func:`suit_names_text`, :func:`evaluation.terminal.face_letters_text`).
 :func:`moves_view` describes the legal moves of the seat to act, for the bid buttons, the call
 and the playable cards. Cards carry their face, suit symbol and names, so the page computes
 nothing about the game.
@@ -16,7 +18,7 @@ from typing import Optional, Sequence
 
 from briscola_env.actions import (CALL_OFFSET, NUM_RANK_LEVELS, PASS, PLAY_OFFSET, POINT_BID_OFFSET,
                                   RANK_BID_OFFSET, action_to_text, bid_points, rank_bid)
-from briscola_env.cards import (CARD_SUIT, FACE_SYMBOLS, NUM_FACES, NUM_SEATS, NUM_TRICKS, SUIT_SYMBOLS,
+from briscola_env.cards import (CARD_SUIT, FACE_SYMBOLS, NUM_FACES, NUM_SEATS, NUM_TRICKS, SUIT_SYMBOLS, SUITS_IT,
                                 SYMBOL_NAMES_EN, TOTAL_POINTS, card_name, card_str, card_tables)
 from briscola_env.engine import PHASE_NAMES, Phase
 from briscola_env.game import Game
@@ -25,11 +27,19 @@ from briscola_env.render import hands_as_dealt
 RED_SUITS = ("♥", "♦")  # printed red on the French-suited cards; the others black
 
 
+def suit_names_text() -> str:
+    """The suits as the page names them, in English (it is an English page), and their Italian names,
+    for the legend only: ``♥ hearts, ♦ diamonds, ♣ clubs, ♠ spades: in Italian coppe, denari, ...``."""
+    english = ", ".join(f"{symbol} {name.lower()}" for symbol, name in zip(SUIT_SYMBOLS, SYMBOL_NAMES_EN))
+    return f"{english}: in Italian {', '.join(name.lower() for name in SUITS_IT)}"
+
+
 def card_view(card: int, ten_card: str) -> dict:
-    """A card as the page draws it: ``{"id", "text": "A♥", "face": "A", "suit": "♥", "red", "name", "points"}``."""
+    """A card as the page draws it: ``{"id", "text": "A♥", "face": "A", "suit": "♥", "red", "name", "points"}``,
+    its name in English as every suit name on the page (the Italian ones in the legend only)."""
     suit = SUIT_SYMBOLS[card // NUM_FACES]
     return {"id": int(card), "text": card_str(card), "face": FACE_SYMBOLS[card % NUM_FACES], "suit": suit,
-            "red": suit in RED_SUITS, "name": f"{card_name(card, 'en')} ({card_name(card, 'it')})",
+            "red": suit in RED_SUITS, "name": card_name(card, "en"),
             "points": int(card_tables(ten_card).points[card])}
 
 

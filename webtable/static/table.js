@@ -4,9 +4,10 @@
 "use strict";
 
 const SEATS = 5;
+const TRICK_PAUSE_MS = 2500;  // how long the trick you completed stays on the felt, unless you go on sooner
 const TURN_WORDS = {auction: "to bid", call: "to call", play: "to play"};
 const $ = (selector) => document.querySelector(selector);
-const state = {mode: "play", view: null, config: null, running: false, upload: null, pending: 0};
+const state = {mode: "play", view: null, config: null, running: false, upload: null, pending: 0, heldTrick: null};
 
 // body[data-busy] is "1" while any request (or a mode being entered) is under way, and body[data-answers]
 // counts the answers drawn: the tests wait on them.
@@ -147,25 +148,54 @@ function drawCenter(view) {
     contract.append(element("span", "", title), element("span", "trump", view.high_bid
       ? `${seatLabel(view, view.high_bidder)}: ${view.high_bid}` : "no bid yet"));
   }
+  drawTrick(view);
+}
+
+// The trick on the felt: the one you just completed while it is held (state.heldTrick), else the one
+// being played, else the last one taken. Each card is laid apart from the others, its seat named under it.
+function drawTrick(view) {
+  const held = state.heldTrick ? view.tricks[state.heldTrick.number - 1] : null;
+  let shown = held || view.trick;
+  if (!shown && view.tricks.length) shown = view.tricks[view.tricks.length - 1];
+  const taken = Boolean(shown && shown.winner !== null);
   const trick = $("#trick");
   trick.replaceChildren();
-  let shown = view.trick;
-  let label = view.trick ? `Trick ${view.trick.number} of 8` : "";
-  if (!shown && view.tricks.length) {
-    shown = view.tricks[view.tricks.length - 1];
-    label = `Trick ${shown.number}: ${seatLabel(view, shown.winner)} took ${shown.points} points`;
+  trick.classList.toggle("taken", taken);
+  trick.dataset.held = held ? String(held.number) : "";
+  for (const played of shown ? shown.cards : []) {
+    const spot = element("div", "played");
+    spot.dataset.place = placeOf(view, played.seat);
+    const node = cardNode(played.card);
+    node.dataset.seat = played.seat;
+    if (shown.winner === played.seat) node.classList.add("winner");
+    spot.append(node, element("span", "seat-tag", seatLabel(view, played.seat)));
+    trick.append(spot);
   }
-  trick.classList.toggle("taken", Boolean(shown && shown.winner !== null));
-  if (shown) {
-    for (const played of shown.cards) {
-      const node = cardNode(played.card);
-      node.dataset.seat = played.seat;
-      node.dataset.place = placeOf(view, played.seat);
-      if (shown.winner === played.seat) node.classList.add("winner");
-      trick.append(node);
-    }
-  }
-  $("#trick-label").textContent = label;
+  $("#trick-caption").textContent = !shown ? "" : taken
+    ? `Trick ${shown.number}: ${seatLabel(view, shown.winner)} took ${shown.points} points`
+    : `Trick ${shown.number} of 8`;
+  $("#go-on").hidden = !held;
+}
+
+// In play the agents answer your card at once, finishing the trick and leading the next: the trick you
+// completed is held on the felt, so you see who played what, until you go on (the button, a click on the
+// felt, your next move) or TRICK_PAUSE_MS pass.
+function holdCompletedTrick(previous, view) {
+  letGoOfTrick();
+  const completed = previous && view.phase !== "done" && view.tricks.length > previous.tricks.length;
+  if (state.mode !== "play" || !completed) return;
+  state.heldTrick = {number: view.tricks[view.tricks.length - 1].number, timer: setTimeout(goOn, TRICK_PAUSE_MS)};
+}
+
+function letGoOfTrick() {
+  if (state.heldTrick) clearTimeout(state.heldTrick.timer);
+  state.heldTrick = null;
+}
+
+function goOn() {
+  if (!state.heldTrick) return;
+  letGoOfTrick();
+  if (state.view) drawTrick(state.view);
 }
 
 function drawSide(view) {
@@ -329,7 +359,9 @@ function drawRecordWarning(view) {
 }
 
 function show(view) {
+  const previous = state.view;
   state.view = view;
+  holdCompletedTrick(previous, view);
   document.body.dataset.phase = view.phase;
   drawRecordWarning(view);
   drawSeats(view);
@@ -355,13 +387,15 @@ function show(view) {
 }
 
 function clearTable() {
+  letGoOfTrick();
   state.view = null;
   document.body.dataset.phase = "";
   for (const box of document.querySelectorAll("#felt .seat")) box.replaceChildren();
   for (const id of ["#contract", "#trick", "#my-hand", "#score tbody", "#auction", "#tricks", "#log"]) {
     $(id).replaceChildren();
   }
-  $("#trick-label").textContent = $("#standing").textContent = "";
+  $("#trick-caption").textContent = $("#standing").textContent = "";
+  $("#go-on").hidden = true;
   $("#result").hidden = true;
   $("#record-warning").hidden = true;
 }
@@ -390,17 +424,17 @@ async function switchTo(mode) {
   }
   clearMessage();
   clearTable();
+  // Only what the session holds is asked for: a request refused (a 409 for a game not yet started) is an
+  // error in the browser's console and in the server's log, on every first visit.
   if (mode === "replay") {
-    await loadRecordFiles();
-    const answer = await api("GET", "/api/replay/state");
-    if (answer.ok) show(answer.data);
+    const open = await loadRecordFiles();
+    const answer = open ? await api("GET", "/api/replay/state") : null;
+    if (answer && answer.ok) show(answer.data);
     else drawStatus(null);
+    if (answer && !answer.ok) showMessage(answer.data.error);
     return;
   }
-  const answer = await api("GET", `/api/${mode}/state`);
-  if (answer.ok) show(answer.data);
-  else if (answer.status === 409) await send(`/api/${mode}/new`, mode === "watch" ? {face_up: false} : {});
-  else showMessage(answer.data.error);
+  await send(`/api/${mode}/join`, mode === "watch" ? {face_up: false} : {});
 }
 
 function stopRunning() {
@@ -420,6 +454,7 @@ async function runWatch() {
   stopRunning();
 }
 
+// Lists the record folder's files; whether this session has a record open.
 async function loadRecordFiles() {
   const answer = await api("GET", "/api/replay/files");
   const select = $("#replay-file");
@@ -435,6 +470,7 @@ async function loadRecordFiles() {
     option.value = file.name;
     select.append(option);
   }
+  return answer.ok && answer.data.open;
 }
 
 async function openRecord() {
@@ -461,6 +497,8 @@ function wire() {
   $("#points-bid").addEventListener("click", () => act({move: `bid ${input.value.trim()}`}));
   input.addEventListener("keydown", (event) => { if (event.key === "Enter") $("#points-bid").click(); });
   $("#next-hand").addEventListener("click", () => send(`/api/${state.mode}/next`, {}));
+  $("#go-on").addEventListener("click", goOn);
+  $("#felt").addEventListener("click", goOn);
   $("#watch-step").addEventListener("click", () => send("/api/watch/step", {}));
   $("#watch-run").addEventListener("click", runWatch);
   $("#watch-next").addEventListener("click", () => send("/api/watch/next", {}));
@@ -490,6 +528,8 @@ async function start() {
     const answer = await api("GET", "/api/config");
     if (answer.ok) state.config = answer.data;
     else return showMessage(answer.data.error);
+    $("#legend-faces").textContent = `Faces: ${state.config.faces}.`;
+    $("#legend-suits").textContent = `Suits: ${state.config.suits}.`;
     $("#legend-points").textContent = `Points: ${state.config.card_points}, the others 0.`;
     await enterMode("play");
   } finally {
