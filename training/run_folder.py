@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 LOCK_FILE = "train.lock"
 
@@ -17,14 +18,18 @@ class RunError(ValueError):
 @contextlib.contextmanager
 def run_lock(run: Path):
     """Hold an exclusive lock on the run folder for the run's duration, so that two trainers never
-    share one (they would race on checkpoint.pt). flock: the system releases it however we end."""
-    with open(run / LOCK_FILE, "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RunError(f"{run} is in use by another train.py (it holds {run / LOCK_FILE}); "
-                           "wait for it to end, or train in another folder") from None
+    share one (they would race on checkpoint.pt). The filelock package's lock, an OS lock on every platform
+    (flock, or msvcrt's on Windows): the system releases it however the trainer ends."""
+    lock = FileLock(run / LOCK_FILE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise RunError(f"{run} is in use by another train.py (it holds {run / LOCK_FILE}); "
+                       "wait for it to end, or train in another folder") from None
+    try:
         yield
+    finally:
+        lock.release()
 
 
 def run_contents(run: Path) -> list[Path]:
