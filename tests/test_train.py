@@ -33,7 +33,8 @@ def test_tiny_run_trains_checkpoints_logs_and_evaluates(tmp_path, capsys):
     train.main(["--config", TINY, f"run_dir={tmp_path}", "record_games=true"])
     run = tmp_path / "tiny-1"
     printed = capsys.readouterr().out
-    assert "decisions/s end to end" in printed and "| A | B | deals |" in printed
+    assert "decisions/s end to end" in printed and "| A | B | deals | tables per deal | A's table edge" in printed
+    assert printed.rstrip().splitlines()[-1].startswith("next: against the shipped agent, briscola evaluate ppo:")
     assert (run / "checkpoint.pt").exists() and list(run.glob("events.out.tfevents.*"))
     saved = yaml.safe_load((run / "config.yaml").read_text())
     assert saved["exp_name"] == "tiny" and "git_commit" in saved and "version" in saved

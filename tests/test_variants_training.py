@@ -48,9 +48,9 @@ def test_a_tiny_training_run_under_each_variant_trains_and_writes_its_final_eval
     assert "| A | B | deals |" in capsys.readouterr().out
     summary = (run / "summary.md").read_text()
     assert "| ppo:" in summary and "| random |" in summary and "| heuristic |" in summary
-    assert yaml.safe_load((run / "config.yaml").read_text())["rules"] == rules
+    assert yaml.safe_load((run / "config.yaml").read_text())["rules"] == preset(rules).to_dict()  # every field
     payload = torch.load(run / "checkpoint.pt", weights_only=True)
-    assert payload["config"]["rules"] == rules
+    assert payload["config"]["rules"] == preset(rules).to_dict()
     spec = observation_spec(preset(rules))
     assert payload["model"]["trunk.0.weight"].shape[1] == spec.size
     assert payload["model"]["belief.weight"].shape[0] == SEATS[rules]

@@ -44,7 +44,7 @@ from agents.ppo import PPOAgent, load_checkpoint, save_checkpoint
 from briscola_env import records
 from briscola_env.rules import resolve_rules
 from briscola_env.files import replace_atomically, write_atomically
-from evaluation import evaluate_pair
+from evaluation import evaluate_pair, evaluate_table
 from evaluation.report import edges_table
 from training import exploiters
 from training.checkpoint import check_trainer_format, pack
@@ -251,10 +251,11 @@ def evaluate(net, rules, config: Config, writer, step: int, deals: int, update: 
 
 
 def final_evaluation(checkpoint: Path, rules, config: Config) -> str:
-    """The final network's paired edges against random and heuristic on final_eval_deals deals (seed 1), as
-    summary.md's table; with record_games, their games in games.jsonl beside the checkpoint."""
-    results = [evaluate_pair(PPOAgent(checkpoint, seed=1, rules=rules), other, config.final_eval_deals, seed=1,
-                             rules=rules, names=(f"ppo:{checkpoint}", name))
+    """The final network's table edge over random and over the heuristic (every seating of the two at the
+    table, final_eval_deals deals, seed 1), with the one-against-four edges as its slices: summary.md's
+    table. With record_games, the lone-agent games in games.jsonl beside the checkpoint."""
+    results = [evaluate_table(PPOAgent(checkpoint, seed=1, rules=rules), other, config.final_eval_deals, seed=1,
+                              rules=rules, names=(f"ppo:{checkpoint}", name))
                for name, other in (("random", RandomAgent()), ("heuristic", HeuristicAgent(rules)))]
     if config.record_games:  # written whole, then renamed: never a partial or doubled file
         def write_games(temporary: Path) -> None:
@@ -285,5 +286,13 @@ def end_of_training(trainer: Trainer, run: Path, writer, stop: StopSignals, elap
     write_atomically(run / "summary.md", summary + "\n\n" + table + "\n")  # last: the run's mark of completion
     print(summary)
     print(table)
+    print(what_next(run / "checkpoint.pt"))
     writer.close()
     return run
+
+
+def what_next(checkpoint: Path) -> str:
+    """The line a finished run ends with: how to measure its network further."""
+    spec = f"ppo:{checkpoint}"
+    return (f"next: against the shipped agent, briscola evaluate {spec} ppo:best heuristic --deals 300; "
+            f"against a wider field, briscola field {spec}; its exploitability, briscola exploit {spec}")
