@@ -15,11 +15,16 @@ built directly, :data:`PART_AGENTS` and hybrid. A part's spec with options goes 
 ``hybrid:auction=[heuristic:bid=1],play=[ppo:checkpoints/strong.pt,greedy=true]``. Both parts
 play by the hybrid's rules.
 
+An optional third part, ``defend``, plays the cards of a defender: a player who is neither the caller nor
+holds the called card, as his own view shows it (``hybrid:auction=A,play=B,defend=C``); ``play`` then plays
+the caller's side (the caller, and the partner who knows he holds the called card). So defence is measured
+apart from the play of a contract: a card play that defends well may make contracts badly.
+
 Every row of a batch goes to one part, by the phase its view shows (auction and call to
-``auction``; play and discards to ``play``); a part is asked only about its own rows, and not at
-all when it has none. Resetting the hybrid with a seed reseeds both parts with seeds drawn from
-it, so a hybrid is as reproducible as its parts (the evaluation reseeds agents by their role at
-the table, and a hybrid follows).
+``auction``; play and discards to ``play``, or a defender's play to ``defend``); a part is asked only
+about its own rows, and not at all when it has none. Resetting the hybrid with a seed reseeds the
+parts with seeds drawn from it, the auction's, the play's, then the defence's, so a hybrid is as
+reproducible as its parts (the evaluation reseeds agents by their role at the table, and a hybrid follows).
 """
 
 from __future__ import annotations
@@ -46,19 +51,22 @@ PART_AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "heuristic": Heuri
 
 
 class HybridAgent(Agent):
-    """The ``auction`` agent's bids and call with the ``play`` agent's cards and discards (the module docstring)."""
+    """The ``auction`` agent's bids and call with the ``play`` agent's cards and discards, and optionally the
+    ``defend`` agent's cards when defending (the module docstring)."""
 
     name = "hybrid"
 
     def __init__(self, auction: Union[str, Agent], play: Union[str, Agent], rules: Optional[RulesConfig] = None,
-                 seed: Optional[int] = None, agents: Optional[dict[str, type[Agent]]] = None):
+                 seed: Optional[int] = None, agents: Optional[dict[str, type[Agent]]] = None,
+                 defend: Optional[Union[str, Agent]] = None):
         self.rules = rules or RulesConfig()
         self.spec = observation_spec(self.rules)
         self.agents = {**PART_AGENTS, "hybrid": HybridAgent} if agents is None else agents
         self.auction = self._part("auction", auction)
         self.play = self._part("play", play)
-        # A view may be cut short before its history only if neither part reads it.
-        self.reads_history = self.auction.reads_history or self.play.reads_history
+        self.defend = self._part("defend", defend) if defend is not None else None
+        # A view may be cut short before its history only if no part reads it.
+        self.reads_history = any(part.reads_history for part in self.parts)
         super().__init__(seed)
 
     def _part(self, role: str, agent: Union[str, Agent]) -> Agent:
@@ -70,19 +78,25 @@ class HybridAgent(Agent):
         return agent
 
     @property
-    def parts(self) -> tuple[Agent, Agent]:
-        """``(auction, play)``: the two agents a hybrid is made of."""
-        return self.auction, self.play
+    def parts(self) -> tuple[Agent, ...]:
+        """``(auction, play)``, or ``(auction, play, defend)``: the agents a hybrid is made of."""
+        return (self.auction, self.play) if self.defend is None else (self.auction, self.play, self.defend)
 
     def reset(self, seed: Optional[int] = None) -> None:
-        """Reseed the hybrid and both parts: each part's seed is drawn from the hybrid's generator, the
-        auction's first, so one seed fixes the play of the whole hybrid."""
+        """Reseed the hybrid and its parts: each part's seed is drawn from the hybrid's generator, in the
+        order of :attr:`parts`, so one seed fixes the play of the whole hybrid."""
         super().reset(seed)
         for part in self.parts:
             part.reset(int(self.rng.integers(2**32)))
 
     def __repr__(self) -> str:
-        return f"HybridAgent(auction={self.auction!r}, play={self.play!r})"
+        defend = "" if self.defend is None else f", defend={self.defend!r}"
+        return f"HybridAgent(auction={self.auction!r}, play={self.play!r}{defend})"
+
+    def defending(self, obs: np.ndarray) -> np.ndarray:
+        """Per view: the player is neither the caller (relative seat 0 of ``caller``) nor holds the called card."""
+        caller = self.spec.view(obs, "caller")[:, 0] == 1
+        return ~caller & (self.spec.view(obs, "i_hold_called")[:, 0] == 0)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         phase = self.spec.view(obs, "phase").argmax(axis=1)
@@ -92,7 +106,10 @@ class HybridAgent(Agent):
             raise ValueError(f"hybrid: {int(finished.sum())} of the {len(obs)} views are of a finished hand "
                              "(phase DONE), where no one acts; pass only the views of players to act")
         actions = np.empty(len(obs), dtype=np.int64)
-        for part, rows in ((self.auction, np.flatnonzero(~to_play)), (self.play, np.flatnonzero(to_play))):
+        defends = to_play & (phase == Phase.PLAY) & self.defending(obs) if self.defend is not None \
+            else np.zeros(len(obs), dtype=bool)
+        for part, rows in ((self.auction, np.flatnonzero(~to_play)), (self.play, np.flatnonzero(to_play & ~defends)),
+                           (self.defend, np.flatnonzero(defends))):
             if rows.size == len(obs):
                 actions[:] = part.act(obs, mask)  # no copy when every game is with the same part
             elif rows.size:

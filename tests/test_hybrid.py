@@ -81,6 +81,38 @@ def test_the_auction_part_bids_and_calls_and_the_play_part_plays():
     assert bid_or_call > 0 and played > 0 and differ > 0
 
 
+def test_a_defend_part_plays_the_defenders_cards_and_the_play_part_the_callers_side():
+    auction, play, defend = Recorder(), Recorder(), Recorder()
+    hybrid = HybridAgent(auction=auction, play=play, defend=defend, seed=0)
+    seen_as = {}
+    for obs, mask in full_hands(64, seed=3):
+        before = {part: len(part.seen) for part in (play, defend)}
+        hybrid.act(obs, mask)
+        for part in (play, defend):
+            seen_as.setdefault(part, 0)
+            seen_as[part] += len(part.seen) - before[part]
+        playing = phases(obs) == Phase.PLAY
+        spec = observation_spec()
+        caller = spec.view(obs, "caller")[:, 0] == 1
+        holder = spec.view(obs, "i_hold_called")[:, 0] == 1
+        assert hybrid.defending(obs[playing]).tolist() == (~caller & ~holder)[playing].tolist()
+    assert set(defend.seen) == {Phase.PLAY} and set(play.seen) == {Phase.PLAY}
+    assert seen_as[defend] > seen_as[play] > 0  # three defenders to a caller and a partner
+    assert hybrid.parts == (auction, play, defend)
+
+
+def test_a_defend_part_playing_as_the_play_part_changes_nothing():
+    plain = make_agent("hybrid:auction=heuristic,play=random", seed=7)
+    with_defence = make_agent("hybrid:auction=heuristic,play=random,defend=heuristic", seed=7)
+    seats = np.zeros((30, 5), dtype=np.int64)
+    _, heuristic_play = play_games([make_agent("heuristic")], seats, np.arange(30) + 1)
+    _, defended = play_games([make_agent("hybrid:auction=heuristic,play=heuristic,defend=heuristic")], seats,
+                             np.arange(30) + 1)
+    assert np.array_equal(heuristic_play, defended)
+    obs, mask = next(full_hands(50, seed=1))
+    assert np.array_equal(plain.act(obs, mask), with_defence.act(obs, mask))  # the same seeds for auction and play
+
+
 def test_in_the_monte_variant_the_discards_go_to_the_play_part():
     monte = preset("monte")
     auction, play = Recorder(monte), Recorder(monte)
