@@ -81,7 +81,8 @@ def test_briscola_evaluate_heuristic_random_under_each_variant(tmp_path, rules, 
     assert f"alone among {others} B's" in capsys.readouterr().out
     saved = json.loads((out / "results.json").read_text())
     [pair] = saved["pairs"]
-    assert saved["rules"] == rules and saved["tables"] == TABLES[rules] and pair["tables"] == TABLES[rules]
+    assert saved["rules"] == preset(rules).to_dict()  # every field
+    assert saved["tables"] == TABLES[rules] and pair["tables"] == TABLES[rules]
     assert [s["k"] for s in pair["table_edge_by_k"]] == list(range(1, SEATS[rules]))
     assert np.isfinite(pair["table_edge"]) and pair["stats_a"]["hands"] == 4 * SEATS[rules]
     games = list(records.read(out / "games.jsonl")) + list(records.read(out / "mixed_games.jsonl"))
