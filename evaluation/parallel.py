@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
+import threading
 from contextlib import contextmanager
 from math import ceil
 from typing import Callable, Iterator, Optional, Sequence, TypeVar
@@ -74,9 +76,10 @@ def piece_seed(seed: int, stream: str, *path: int) -> int:
 
 @contextmanager
 def ray_for(workers: int) -> Iterator[None]:
-    """Ray kept up for the :func:`run_pieces` calls inside (one start for several runs): with
-    ``workers`` > 0 and no Ray running here, a local Ray of ``workers`` CPUs (or the cluster at
-    ``RAY_ADDRESS``) is started, and the local one stopped at the end; otherwise nothing is done."""
+    """Ray kept up for the :func:`run_pieces` calls inside (one start for several runs), or for a training
+    run's rollout workers: with ``workers`` > 0 and no Ray running here, a local Ray of ``workers`` CPUs (or
+    the cluster at ``RAY_ADDRESS``) is started, and the local one stopped at the end; otherwise nothing is
+    done. The SIGINT and SIGTERM handlers that ``ray.init`` replaces are put back at the end."""
     if check_workers(workers) == 0:
         yield
         return
@@ -84,6 +87,7 @@ def ray_for(workers: int) -> Iterator[None]:
 
     address = os.environ.get("RAY_ADDRESS")
     started_here = not ray.is_initialized()
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
     if started_here:
         # A local Ray of exactly ``workers`` CPUs; on a cluster its own resources decide.
         ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
@@ -93,6 +97,9 @@ def ray_for(workers: int) -> Iterator[None]:
     finally:
         if started_here and not address:
             ray.shutdown()
+        if started_here and threading.current_thread() is threading.main_thread():
+            for signum, handler in handlers.items():
+                signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: int = 0,

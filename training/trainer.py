@@ -97,9 +97,14 @@ class Trainer:
                            [config.opponent, *config.league], seed)
         self.table.seat_new_hands(np.arange(config.num_envs))
 
-        self.num_updates = max(1, config.total_decisions // (config.num_envs * config.num_steps))
+        self.num_updates = update_count(config)
         self.update = self.decisions = 0  # updates done and decisions made (by every seat) so far
         self.env_time = 0.0  # seconds this process spent stepping the environment
+
+
+def update_count(config: Config) -> int:
+    """The run's updates: total_decisions in rollouts of num_envs games making num_steps decisions each."""
+    return max(1, config.total_decisions // (config.num_envs * config.num_steps))
 
 
 def learner_networks(config: Config, rules: RulesConfig, device: torch.device, restoring: bool):
