@@ -103,8 +103,9 @@ def ray_for(workers: int) -> Iterator[None]:
 
 
 def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: int = 0,
-               progress: Optional[Callable[[int], None]] = None) -> list[Result]:
-    """``[fn(piece) for piece in pieces]``, in this process (``workers=0``) or as Ray tasks;
+               progress: Optional[Callable[[int], None]] = None, num_gpus: float = 0) -> list[Result]:
+    """``[fn(piece) for piece in pieces]``, in this process (``workers=0``) or as Ray tasks of one CPU and
+    ``num_gpus`` GPUs each (Ray shows a task the GPUs it asks for, and none else);
     ``progress(done)`` after each piece that finishes (in the order they finish under Ray)."""
     workers = check_workers(workers)
     if workers == 0:
@@ -117,7 +118,7 @@ def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: 
     with ray_for(workers):
         import ray
 
-        task = ray.remote(num_cpus=1)(fn)
+        task = ray.remote(num_cpus=1, num_gpus=num_gpus)(fn)
         refs = [task.remote(piece) for piece in pieces]
         pending, done = list(refs), 0
         while pending:
@@ -129,6 +130,13 @@ def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: 
             return ray.get(refs)
         except ray.exceptions.RayTaskError as error:
             raise worker_error(error) from None
+
+
+def cluster_gpus() -> float:
+    """The GPUs of the Ray this process is connected to (:func:`ray_for`)."""
+    import ray
+
+    return ray.cluster_resources().get("GPU", 0)
 
 
 def worker_error(error) -> BaseException:
