@@ -1,6 +1,6 @@
 """Training on Ray rollout workers (config key workers): the games cut into shares, each worker seeded apart;
-the same seed and workers give the same scalars and weights, run after run; a stop, a dead worker or a
-killed trainer, then --resume, give the uninterrupted run. Sweeps on Ray: a seed's task that dies once is
+the same seed and workers give the same scalars and weights, run after run; a stop, a dead worker, Ctrl-C or
+a killed trainer, then --resume, give the uninterrupted run. Sweeps on Ray: a seed's task that dies once is
 retried and resumes its run, with the same report; a seed's task asks for a GPU when its device needs one.
 The slow tests share one local Ray of 2 CPUs (and one GPU that Ray is told of, which no task can use), whose
 signal handlers are put back after; the killed trainers run in processes of their own, with a Ray of their own."""
@@ -183,7 +183,7 @@ class TrainProcess:
 
 
 @pytest.mark.slow
-def test_a_dead_worker_or_a_killed_trainer_then_resume_equals_the_uninterrupted_run(tmp_path, local_ray):
+def test_a_dead_worker_ctrl_c_or_a_killed_trainer_then_resume_equals_the_uninterrupted_run(tmp_path, local_ray):
     train.main([*LONG, f"run_dir={tmp_path / 'whole'}"])
     split = tmp_path / "split" / "tiny-1"
     rng = np.random.default_rng(4)
@@ -201,14 +201,27 @@ def test_a_dead_worker_or_a_killed_trainer_then_resume_equals_the_uninterrupted_
                      rf"resumes it: python train.py --resume {re.escape(str(split))}", err), err[-2000:]
     assert trainer_counts(split) == (5, 1280)
 
-    # The trainer killed mid-update (kill -9), its Ray with it.
+    # Ctrl-C (SIGINT to the whole process group, Ray's processes included) mid-update: a stop at the update's end.
     trainer = TrainProcess(["--resume", str(split)])
-    trainer.wait_for_update(12 + int(rng.integers(0, 3)))
+    trainer.wait_for_update(8 + int(rng.integers(0, 3)))
+    time.sleep(rng.uniform(0, 0.02))
+    os.killpg(trainer.process.pid, signal.SIGINT)
+    code, err = trainer.finish()
+    assert code == 128 + signal.SIGINT and "Traceback" not in err, err[-2000:]
+    stopped = re.fullmatch(rf"SIGINT: stopped after update (\d+) of 48, checkpointed; continue: python train.py "
+                           rf"--resume {re.escape(str(split))}", err.rstrip().splitlines()[-1])
+    assert stopped, err[-2000:]
+    update = int(stopped[1])
+    assert trainer_counts(split) == (update, 256 * update)
+
+    # The trainer killed mid-update (kill -9), its Ray with it: the work since the last checkpoint is lost.
+    trainer = TrainProcess(["--resume", str(split)])
+    trainer.wait_for_update(16 + int(rng.integers(0, 3)))
     time.sleep(rng.uniform(0, 0.02))
     trainer.process.kill()
     code, err = trainer.finish()
     assert code == -signal.SIGKILL, err[-2000:]
-    assert trainer_counts(split) == (10, 2560)
+    assert trainer_counts(split) == (15, 3840)
 
     code, err = TrainProcess(["--resume", str(split)]).finish()
     assert code == 0, err[-2000:]

@@ -40,6 +40,7 @@ from training.league import Table, fixed_agents
 from training.trainer import (Trainer, games_state, learner_networks, learner_state, restore_games,
                               restore_learner, rollout, update_count)
 from training.checkpoint import unpack
+from training.run_folder import RunError
 
 WORKER_STREAM = "rollout-worker"
 """The key of the workers' random streams: worker ``i`` seeds its own from (run seed, this, ``i``)."""
@@ -207,17 +208,21 @@ class Learner:
 
 def start_workers(config: Config, run: Path) -> list:
     """The run's :class:`RolloutWorker` actors, one CPU each (the run folder given whole, as a worker on another
-    node must find it), once they are up: their start is not counted in the training's time. One that does
-    not start is a RuntimeError with the first line of its error."""
+    node must find it), once they are up: their start is not counted in the training's time. A Ray of fewer
+    CPUs than workers, or a worker that does not start, is a :class:`RunError` (with the first line of its error)."""
     import ray
 
+    cpus = ray.cluster_resources().get("CPU", 0)
+    if cpus < config.workers:  # the workers would wait for CPUs for ever
+        raise RunError(f"config key 'workers' is {config.workers}, but the Ray this run joined has {cpus:g} CPUs: "
+                         "start more nodes (ray start --address=HEAD:6379), or train with fewer workers")
     actor = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
     workers = [actor.remote(config, index, str(Path(run).resolve())) for index in range(config.workers)]
     try:
         ray.get([worker.pid.remote() for worker in workers])
     except ray.exceptions.RayActorError as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise WorkerLost(f"a rollout worker did not start: {reason}") from None
+        raise RunError(f"config key 'workers': a rollout worker did not start: {reason}") from None
     return workers
 
 
@@ -294,7 +299,8 @@ def time_shares(learner: Learner, elapsed: float) -> str:
     def share(seconds: float) -> str:
         return f"{seconds / max(elapsed, 1e-9):.0%}"
 
-    return (f"{share(learner.rollout_time)} of the time in rollouts on {len(learner.workers)} workers "
+    workers = f"{len(learner.workers)} worker{'s' if len(learner.workers) > 1 else ''}"
+    return (f"{share(learner.rollout_time)} of the time in rollouts on {workers} "
             f"({share(learner.playing_time)} the workers playing, {share(learner.env_time)} in their environments; "
             f"the rest sending weights and gathering decisions), {share(elapsed - learner.rollout_time)} in the "
             "updates, evaluations and checkpoints here")
