@@ -226,6 +226,14 @@ def start_workers(config: Config, run: Path) -> list:
     return workers
 
 
+def stop_workers(learner: Learner) -> None:
+    """End the learner's workers (on a Ray that stays up, their CPUs go back to it)."""
+    import ray
+
+    for worker in learner.workers:
+        ray.kill(worker)
+
+
 def play(learner: Learner) -> list[dict]:
     """One rollout on the workers (the current weights sent, the pool followed), their decisions gathered for
     the update; returns, step by step and worker by worker, the facts of the hands that ended (as

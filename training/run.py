@@ -24,6 +24,7 @@ and the stop signals (:mod:`training.stop_signals`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import shutil
@@ -50,7 +51,7 @@ from evaluation.report import edges_table
 from training import exploiters
 from training.checkpoint import check_trainer_format, pack
 from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, read_mapping
-from training.rollout_workers import Learner, play, restore_workers, time_shares, workers_state
+from training.rollout_workers import Learner, play, restore_workers, stop_workers, time_shares, workers_state
 from training.run_folder import RunError, run_contents, run_lock
 from training.stop_signals import Interrupted, StopSignals
 from training.trainer import Trainer, log_update, restore, rollout, trainer_state, update_policy
@@ -73,11 +74,8 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     elif run_contents(run) and not config.overwrite:
         raise RunError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
                        "choose another exp_name, seed or run_dir, or replace it with overwrite=true")
-    with ray_for(check_rollout_workers(config)):  # Ray up for the rollout workers, if any; before the handlers
-        try:
-            trainer = new_trainer(config, device, run, restoring=payload is not None)
-        except ValueError as error:  # an agent or init_from that does not build: the message names its key
-            raise RunError(str(error)) from None
+    # Ray up for the rollout workers, if any, before the stop signals' handlers: ray.init replaces them.
+    with ray_for(check_rollout_workers(config)), trainer_for(config, device, run, payload is not None) as trainer:
         with StopSignals() as stop:
             run.mkdir(parents=True, exist_ok=True)
             with run_lock(run):
@@ -89,6 +87,22 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
                     if resume is None and not (run / "checkpoint.pt").exists():
                         shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave nothing behind
                     raise
+
+
+@contextlib.contextmanager
+def trainer_for(config: Config, device: torch.device, run: Path, restoring: bool):
+    """The run's trainer (:func:`new_trainer`), an agent or init_from that does not build a :class:`RunError`
+    naming its key; its rollout workers, if any, are ended after it, releasing their CPUs on a Ray that stays
+    up (a cluster's)."""
+    try:
+        trainer = new_trainer(config, device, run, restoring)
+    except ValueError as error:
+        raise RunError(str(error)) from None
+    try:
+        yield trainer
+    finally:
+        if config.workers:
+            stop_workers(trainer)
 
 
 def check_rollout_workers(config: Config) -> int:
