@@ -144,6 +144,7 @@ class PoolTable(Table):
         self.refs: list[tuple] = []  # (number, weights in the object store) of each snapshot kept
 
     def add_snapshot(self, net: PolicyValueNet) -> None:
+        """Add ``net`` to the pool, as :class:`training.league.Table` does, and its weights to the object store."""
         import ray
 
         super().add_snapshot(net)
@@ -172,6 +173,7 @@ class GatheredDecisions:
         self.count = len(self.action)
 
     def take_ready(self) -> np.ndarray:
+        """Every decision, once: the update takes them all."""
         ids, self.count = np.arange(self.count), 0
         return ids
 
@@ -259,6 +261,7 @@ def play(learner: Learner) -> list[dict]:
 
 
 def cpu_weights(module: torch.nn.Module) -> dict:
+    """``module``'s weights on the CPU, as the workers load them (the learner's may be on a GPU)."""
     return {name: value.detach().cpu() for name, value in module.state_dict().items()}
 
 
@@ -276,6 +279,7 @@ def gathered(learner: Learner, refs: list) -> list:
 
 
 def ref_failed(ref) -> bool:
+    """Whether the answer ``ref`` is an error already (its worker died), without waiting for it."""
     import ray
 
     try:
