@@ -10,9 +10,7 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -29,7 +27,8 @@ from training import sweep  # noqa: E402
 from training.config import PER_PROCESS, load_config, resume_config  # noqa: E402
 from training.rollout_workers import worker_seed, worker_shares  # noqa: E402
 from training.run_folder import RunError  # noqa: E402
-from test_train_faults import scalars, trainer_counts, weights  # noqa: E402
+from test_train_faults import Trainer as TrainerProcess, scalars, trainer_counts, weights  # noqa: E402
+from test_train_faults import one_torch_thread  # noqa: E402, F401 (autouse: the runs here on one thread)
 
 TINY = str(ROOT / "configs" / "tiny.yaml")
 # Rollout workers with every part of a worker's state in play: the belief head and the concealment reward,
@@ -41,14 +40,6 @@ EVERYTHING = ["--config", TINY, "workers=2", "torch_threads=1", "belief_coef=0.5
 # 48 updates of 256 decisions on 2 workers, checkpointed every 5 (as test_train_faults' kill -9 test)
 LONG = ["--config", TINY, "workers=2", "total_decisions=12288", "eval_every=8", "checkpoint_every=5",
         "torch_threads=1"]
-
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -144,42 +135,23 @@ def command_line(pid: int) -> str:
         return ""
 
 
-class TrainProcess:
-    """train.py in a session of its own (the Ray it starts too: what is left of it once train.py dies is
-    ended with it), its stderr gathered as it comes; its progress bar is drawn after every update."""
-
-    PROGRESS = re.compile(rb"\| (\d+)/48 \[")
+class TrainProcess(TrainerProcess):
+    """train.py in a session of its own, with a Ray of its own: what is left of that Ray once train.py dies is
+    ended with it."""
 
     def __init__(self, args: list[str]):
-        every_update = {**os.environ, "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
-        every_update.pop("RAY_ADDRESS", None)
-        self.process = subprocess.Popen([sys.executable, "train.py", *args], cwd=ROOT, env=every_update,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-        self.err = b""
-        self.reader = threading.Thread(target=self.read, daemon=True)
-        self.reader.start()
-
-    def read(self) -> None:
-        while chunk := self.process.stderr.read1(4096):
-            self.err += chunk
-
-    def wait_for_update(self, update: int, timeout: float = 180) -> None:
-        deadline = time.time() + timeout
-        while max(map(int, self.PROGRESS.findall(self.err)), default=0) < update:
-            assert self.process.poll() is None and time.time() < deadline, self.err.decode()[-2000:]
-            time.sleep(0.005)
+        super().__init__(args, own_session=True)
 
     def rollout_workers(self) -> list[int]:
         return [pid for pid in descendants(self.process.pid) if command_line(pid).startswith("ray::RolloutWorker")]
 
     def finish(self) -> tuple[int, str]:
-        code = self.process.wait(timeout=300)
-        self.reader.join()
+        code, err = super().finish()
         try:
             os.killpg(self.process.pid, signal.SIGKILL)  # Ray's agents, which outlive a killed train.py a while
         except ProcessLookupError:
             pass
-        return code, self.err.decode()
+        return code, err
 
 
 @pytest.mark.slow
@@ -190,7 +162,7 @@ def test_a_dead_worker_ctrl_c_or_a_killed_trainer_then_resume_equals_the_uninter
 
     # A worker killed mid-update: train.py stops with a line saying how to go on; the checkpoint of update 5 stays.
     trainer = TrainProcess([*LONG, f"run_dir={tmp_path / 'split'}"])
-    trainer.wait_for_update(7)
+    trainer.wait_for_update(7, timeout=180)
     workers = trainer.rollout_workers()
     assert len(workers) == 2, workers
     time.sleep(rng.uniform(0, 0.02))
@@ -203,7 +175,7 @@ def test_a_dead_worker_ctrl_c_or_a_killed_trainer_then_resume_equals_the_uninter
 
     # Ctrl-C (SIGINT to the whole process group, Ray's processes included) mid-update: a stop at the update's end.
     trainer = TrainProcess(["--resume", str(split)])
-    trainer.wait_for_update(8 + int(rng.integers(0, 3)))
+    trainer.wait_for_update(8 + int(rng.integers(0, 3)), timeout=180)
     time.sleep(rng.uniform(0, 0.02))
     os.killpg(trainer.process.pid, signal.SIGINT)
     code, err = trainer.finish()
@@ -216,7 +188,7 @@ def test_a_dead_worker_ctrl_c_or_a_killed_trainer_then_resume_equals_the_uninter
 
     # The trainer killed mid-update (kill -9), its Ray with it: the work since the last checkpoint is lost.
     trainer = TrainProcess(["--resume", str(split)])
-    trainer.wait_for_update(16 + int(rng.integers(0, 3)))
+    trainer.wait_for_update(16 + int(rng.integers(0, 3)), timeout=180)
     time.sleep(rng.uniform(0, 0.02))
     trainer.process.kill()
     code, err = trainer.finish()
