@@ -76,9 +76,10 @@ def piece_seed(seed: int, stream: str, *path: int) -> int:
 
 @contextmanager
 def ray_for(workers: int) -> Iterator[None]:
-    """Ray kept up for the :func:`run_pieces` calls inside (one start for several runs): with
-    ``workers`` > 0 and no Ray running here, a local Ray of ``workers`` CPUs (or the cluster at
-    ``RAY_ADDRESS``) is started, and the local one stopped at the end; otherwise nothing is done."""
+    """Ray kept up for the :func:`run_pieces` calls inside (one start for several runs), or for a training
+    run's rollout workers: with ``workers`` > 0 and no Ray running here, a local Ray of ``workers`` CPUs (or
+    the cluster at ``RAY_ADDRESS``) is started, and the local one stopped at the end; otherwise nothing is
+    done. The SIGINT and SIGTERM handlers that ``ray.init`` replaces are put back at the end."""
     if check_workers(workers) == 0:
         yield
         return
@@ -96,6 +97,7 @@ def ray_for(workers: int) -> Iterator[None]:
     finally:
         if started_here and not address:
             ray.shutdown()
+        if started_here:  # a cluster's connection too: ray.init replaced them when it connected
             restore_signal_handlers(handlers)
 
 
@@ -109,17 +111,18 @@ def saved_signal_handlers() -> dict:
 
 
 def restore_signal_handlers(handlers: dict) -> None:
-    """Put back the handlers :func:`saved_signal_handlers` saved, so that after a local Ray is shut down
-    the process stops on SIGTERM as it did before (only the main thread may set handlers, as only it may
-    start Ray's with them)."""
+    """Put back the handlers :func:`saved_signal_handlers` saved, so that after Ray the process stops on
+    SIGTERM as it did before (only the main thread may set handlers, as only it may start Ray's with them;
+    a handler not set from Python, None, is put back as the default)."""
     if threading.current_thread() is threading.main_thread():
         for signum, handler in handlers.items():
-            signal.signal(signum, handler)
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: int = 0,
-               progress: Optional[Callable[[int], None]] = None) -> list[Result]:
-    """``[fn(piece) for piece in pieces]``, in this process (``workers=0``) or as Ray tasks;
+               progress: Optional[Callable[[int], None]] = None, num_gpus: float = 0) -> list[Result]:
+    """``[fn(piece) for piece in pieces]``, in this process (``workers=0``) or as Ray tasks of one CPU and
+    ``num_gpus`` GPUs each (Ray shows a task the GPUs it asks for, and none else);
     ``progress(done)`` after each piece that finishes (in the order they finish under Ray)."""
     workers = check_workers(workers)
     if workers == 0:
@@ -132,7 +135,7 @@ def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: 
     with ray_for(workers):
         import ray
 
-        task = ray.remote(num_cpus=1)(fn)
+        task = ray.remote(num_cpus=1, num_gpus=num_gpus)(fn)
         refs = [task.remote(piece) for piece in pieces]
         pending, done = list(refs), 0
         while pending:
@@ -144,6 +147,13 @@ def run_pieces(fn: Callable[[Piece], Result], pieces: Sequence[Piece], workers: 
             return ray.get(refs)
         except ray.exceptions.RayTaskError as error:
             raise worker_error(error) from None
+
+
+def cluster_gpus() -> float:
+    """The GPUs of the Ray this process is connected to (:func:`ray_for`)."""
+    import ray
+
+    return ray.cluster_resources().get("GPU", 0)
 
 
 def worker_error(error) -> BaseException:

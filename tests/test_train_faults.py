@@ -99,14 +99,16 @@ FINISH_LIMIT = 900  # seconds for the rest of a run, start-up included, on a loa
 class Trainer:
     """train.py in a subprocess, its stderr gathered as it comes (tqdm writes no newlines). Its
     progress bar is drawn after every update (tqdm takes its defaults from TQDM_* variables), so
-    :meth:`wait_for_update` knows how far training got, whatever the machine's speed."""
+    :meth:`wait_for_update` knows how far training got, whatever the machine's speed. ``own_session``: in a
+    session of its own (the processes it starts too, which a signal to its group then reaches)."""
 
     PROGRESS = re.compile(rb"\| (\d+)/48 \[")  # the bar's "n/total [": updates done of SIGNALLED's 48
 
-    def __init__(self, args):
+    def __init__(self, args, own_session: bool = False):
         every_update = {**os.environ, "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
         self.process = subprocess.Popen([sys.executable, "train.py", *args], cwd=ROOT, env=every_update,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        start_new_session=own_session)
         self.err = b""
         self.reader = threading.Thread(target=self.read, daemon=True)
         self.reader.start()

@@ -61,6 +61,18 @@ class BeliefTracker:
             writer.add_scalar("concealment/hiding_score", float(np.mean(self.scores)), step)
         self.hits[:], self.scores = 0, []
 
+    def take_statistics(self) -> dict:
+        """What :meth:`log` would log (the accuracy counts and the concealment scores since the last log),
+        handed over and cleared: a rollout worker's, which the learner's tracker logs (:meth:`add_statistics`)."""
+        taken = {"hits": self.hits.copy(), "scores": self.scores}
+        self.hits[:], self.scores = 0, []
+        return taken
+
+    def add_statistics(self, taken: dict) -> None:
+        """Count another tracker's :meth:`take_statistics` in the next :meth:`log`."""
+        self.hits += taken["hits"]
+        self.scores.extend(taken["scores"])
+
     def state_dict(self) -> dict:
         return {"sums": self.sums}
 

@@ -11,11 +11,12 @@ import torch
 
 from .run_folder import RunError
 
-TRAINER_FORMAT = 3
+TRAINER_FORMAT = 4
 """The version of the layout of a training checkpoint's trainer state (:func:`training.trainer.trainer_state`:
 the storage's slots in use with their bits packed, each snapshot once, the league's win rates, the rolling
-exploiters and the fixed agents' random states); a checkpoint of any other is not resumed. Raised whenever
-that layout changes."""
+exploiters and the fixed agents' random states; with rollout workers, :func:`training.rollout_workers.learner_state`:
+the games' part of it once per worker, under ``workers``); a checkpoint of any other is not resumed. Raised
+whenever that layout changes."""
 
 
 def pack(obj):

@@ -132,6 +132,12 @@ class Config:
     """'auto' (CUDA if present), 'cpu' or 'cuda'."""
     torch_threads: int = 0
     """Threads for PyTorch on CPU (0: its default)."""
+    workers: int = 0
+    """Rollout workers (training.rollout_workers): this many Ray actors, each playing its share of the num_envs
+    games with its own opponents and a CPU copy of the policy, while this process gathers their trajectories
+    and runs the PPO update (synchronous: the same algorithm). A local Ray of `workers` CPUs, or the cluster
+    at RAY_ADDRESS (after `ray start`); each worker's PyTorch uses torch_threads threads, or 1. 0: everything in
+    this process. Part of the run: the same seed and workers give the same run, and --resume keeps them."""
     run_dir: str = "runs"
     """Folder holding the run folders."""
     stop_after: int = 0
@@ -177,7 +183,7 @@ BOUNDS = {
     "snapshot_every": COUNT, "pool_size": COUNT, "eval_every": COUNT, "eval_deals": COUNT,
     "final_eval_deals": COUNT, "checkpoint_every": COUNT, "torch_threads": NON_NEGATIVE,
     "stop_after": NON_NEGATIVE, "pfsp_power": NON_NEGATIVE, "exploiter_every": NON_NEGATIVE,
-    "exploiter_decisions": COUNT,
+    "exploiter_decisions": COUNT, "workers": NON_NEGATIVE,
 }
 """The range of every numeric config key (every int and float field of Config is here)."""
 DEVICES = ("auto", "cpu", "cuda")
@@ -290,6 +296,9 @@ def check_config(config: Config) -> None:
     if not config.hidden_sizes or not all(type(size) is int and size > 0 for size in config.hidden_sizes):
         raise ValueError(f"config key 'hidden_sizes' must list one or more positive integers; "
                          f"got {config.hidden_sizes!r}")
+    if config.workers > config.num_envs:
+        raise ValueError(f"config key 'workers' must be at most num_envs ({config.num_envs}): each rollout worker "
+                         f"plays a share of the games; got {config.workers}")
     if config.concealment_coef and not config.belief_coef:
         raise ValueError("config key 'concealment_coef' needs the belief head: set belief_coef > 0")
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]

@@ -7,6 +7,7 @@ fixed agent), each fixed seat goes to one of them by prioritised fictitious self
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import torch
@@ -24,20 +25,22 @@ LEAGUE_RATE = 0.01
 """The weight of each hand in the league's moving average of the learner's win rate against an agent."""
 
 
-def fixed_agents(config: Config, rules: RulesConfig, heuristic: HeuristicAgent) -> list:
-    """The pool's fixed agents, each built once from its spec and seeded with the run's seed: config.opponent
+def fixed_agents(config: Config, rules: RulesConfig, heuristic: HeuristicAgent, seed: Optional[int] = None) -> list:
+    """The pool's fixed agents, each built once from its spec and seeded with ``seed`` (default: the run's
+    seed; a rollout worker's own streams otherwise): config.opponent
     (``heuristic`` itself when it is the heuristic, so that the demonstrator plays those seats), then
     config.league's. A spec that does not build (a checkpoint missing or of other rules, a value an agent
     refuses) is a ValueError naming its config key."""
+    seed = config.seed if seed is None else seed
     try:
         opponent = heuristic if config.opponent == "heuristic" else \
-            make_agent(config.opponent, seed=config.seed, rules=rules)
+            make_agent(config.opponent, seed=seed, rules=rules)
     except ValueError as error:
         raise ValueError(f"config key 'opponent' must be an agent spec: {error}") from None
     league = []
     for spec in config.league:
         try:
-            league.append(make_agent(spec, seed=config.seed, rules=rules))
+            league.append(make_agent(spec, seed=seed, rules=rules))
         except ValueError as error:
             raise ValueError(f"config key 'league': {spec!r} is not an agent spec: {error}") from None
     return [opponent, *league]
@@ -61,11 +64,13 @@ class Table:
     (the network being trained: only its decisions are stored), the pool's fixed agents (config.opponent,
     the heuristic unless it says otherwise, then config.league's), then the
     opponent pool's snapshots of the learner, oldest first (up to pool_size: the oldest is dropped).
-    The seats are those of the table of ``rules``."""
+    The seats are those of the table of ``rules``. ``seed`` seeds the rolling exploiters it adds (default:
+    the run's seed)."""
 
     def __init__(self, config: Config, rules: RulesConfig, learner: PolicyValueNet, fixed: list,
-                 rng: np.random.Generator, sampler: torch.Generator, names: list[str]):
+                 rng: np.random.Generator, sampler: torch.Generator, names: list[str], seed: Optional[int] = None):
         self.config, self.rules, self.rng, self.sampler = config, rules, rng, sampler
+        self.seed = config.seed if seed is None else seed
         self.learner, self.fixed, self.names = learner, fixed, names
         self.exploiters: list[int] = []  # the updates after which the rolling exploiters among the fixed were trained
         self.first_snapshot = OPPONENT + len(fixed)
@@ -125,7 +130,7 @@ class Table:
     def add_exploiter(self, run: Path, update: int) -> None:
         """The rolling exploiter trained after ``update`` in the run folder ``run`` joins the fixed agents."""
         spec = exploiters.exploiter_spec(self.config, run, update)
-        self.add_fixed(make_agent(spec, seed=self.config.seed, rules=self.rules), spec)
+        self.add_fixed(make_agent(spec, seed=self.seed, rules=self.rules), spec)
         self.exploiters.append(update)
 
     def add_snapshot(self, net: PolicyValueNet) -> None:

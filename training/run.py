@@ -24,6 +24,7 @@ and the stop signals (:mod:`training.stop_signals`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import shutil
 import signal
@@ -45,10 +46,12 @@ from briscola_env import records
 from briscola_env.rules import resolve_rules
 from briscola_env.files import replace_atomically, write_atomically
 from evaluation import evaluate_pair, evaluate_table
+from evaluation.parallel import check_workers, ray_for
 from evaluation.report import edges_table
 from training import exploiters
 from training.checkpoint import check_trainer_format, pack
 from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, config_values, read_mapping
+from training.rollout_workers import Learner, play, restore_workers, stop_workers, time_shares, workers_state
 from training.run_folder import RunError, run_contents, run_lock
 from training.stop_signals import Interrupted, StopSignals
 from training.trainer import Trainer, log_update, restore, rollout, trainer_state, update_policy
@@ -71,21 +74,67 @@ def train(config: Config, resume: Optional[Path] = None) -> Path:
     elif run_contents(run) and not config.overwrite:
         raise RunError(f"{run} already holds a run: resume it (python train.py --resume {run}), "
                        "choose another exp_name, seed or run_dir, or replace it with overwrite=true")
+    # Ray up for the rollout workers, if any, before the stop signals' handlers: ray.init replaces them.
+    with ray_for(check_rollout_workers(config)), trainer_for(config, device, run, payload is not None) as trainer:
+        with StopSignals() as stop:
+            run.mkdir(parents=True, exist_ok=True)
+            with run_lock(run):
+                try:
+                    if resume is None:
+                        start_run_folder(run, config)
+                    return run_training(trainer, run, payload, stop)
+                except BaseException:
+                    if resume is None and not (run / "checkpoint.pt").exists():
+                        shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave nothing behind
+                    raise
+
+
+@contextlib.contextmanager
+def trainer_for(config: Config, device: torch.device, run: Path, restoring: bool):
+    """The run's trainer (:func:`new_trainer`), an agent or init_from that does not build a :class:`RunError`
+    naming its key; its rollout workers, if any, are ended after it, releasing their CPUs on a Ray that stays
+    up (a cluster's)."""
     try:
-        trainer = Trainer(config, device, restoring=payload is not None)
-    except ValueError as error:  # an agent or init_from that does not build: the message names its key
+        trainer = new_trainer(config, device, run, restoring)
+    except ValueError as error:
         raise RunError(str(error)) from None
-    with StopSignals() as stop:
-        run.mkdir(parents=True, exist_ok=True)
-        with run_lock(run):
-            try:
-                if resume is None:
-                    start_run_folder(run, config)
-                return run_training(trainer, run, payload, stop)
-            except BaseException:
-                if resume is None and not (run / "checkpoint.pt").exists():
-                    shutil.rmtree(run, ignore_errors=True)  # nothing to resume: leave nothing behind
-                raise
+    try:
+        yield trainer
+    finally:
+        if config.workers:
+            stop_workers(trainer)
+
+
+def check_rollout_workers(config: Config) -> int:
+    """config.workers, or a :class:`RunError` if it asks for Ray and Ray is not installed."""
+    try:
+        return check_workers(config.workers)
+    except ValueError as error:
+        raise RunError(f"config key 'workers': {error}") from None
+
+
+def new_trainer(config: Config, device: torch.device, run: Path, restoring: bool):
+    """The run's trainer: a :class:`Trainer`, or with rollout workers the :class:`training.rollout_workers.Learner`
+    and its workers (Ray up)."""
+    return Learner(config, device, run, restoring) if config.workers else Trainer(config, device, restoring)
+
+
+def play_rollout(trainer) -> list[dict]:
+    """One rollout: in this process, or on the rollout workers."""
+    return play(trainer) if trainer.config.workers else rollout(trainer)
+
+
+def run_state(trainer) -> dict:
+    """What a training checkpoint saves besides the network."""
+    return workers_state(trainer) if trainer.config.workers else trainer_state(trainer)
+
+
+def restore_run(trainer, payload: dict, run: Path) -> None:
+    """Put a new trainer (and its workers) where the training checkpoint ``payload`` left the run."""
+    if trainer.config.workers:
+        restore_workers(trainer, payload, run)
+    else:
+        restore(trainer, payload, run)
 
 
 def training_device(name: str) -> torch.device:
@@ -149,7 +198,7 @@ def prepared(trainer: Trainer, run: Path, payload: Optional[dict]) -> bool:
     """Put ``trainer`` where the checkpoint ``payload`` left the run, if any; whether the run goes on (False if
     it is finished, which is said). The folder's final results are removed if the run is to go further."""
     if payload is not None:
-        restore(trainer, payload, run)
+        restore_run(trainer, payload, run)
         if trainer.update >= trainer.num_updates and (run / "summary.md").exists():
             print(f"{run} already finished: {trainer.update} updates, {trainer.decisions:,} decisions; "
                   f"its results are in {run / 'summary.md'}", file=sys.stderr)
@@ -178,7 +227,7 @@ def run_training(trainer: Trainer, run: Path, payload: Optional[dict], stop: Sto
     while trainer.update < stop_at and stop.received is None:
         if train_due_exploiters(trainer, run, writer):
             continue  # a stop signal may have come while they trained
-        finished = rollout(trainer)
+        finished = play_rollout(trainer)
         stats = update_policy(trainer)
         sps = int((trainer.decisions - start_decisions) / max(time.time() - start, 1e-9))
         log_update(writer, trainer, stats, finished, sps)
@@ -200,7 +249,7 @@ def run_training(trainer: Trainer, run: Path, payload: Optional[dict], stop: Sto
 def save_training_checkpoint(run: Path, trainer: Trainer, writer) -> None:
     writer.flush()  # every scalar up to this boundary is on disk before the checkpoint says it was reached
     save_checkpoint(run / "checkpoint.pt", trainer.net, config=config_values(trainer.config),
-                    trainer=pack(trainer_state(trainer)))
+                    trainer=pack(run_state(trainer)))
 
 
 def train_due_exploiters(trainer: Trainer, run: Path, writer) -> bool:
@@ -279,8 +328,9 @@ def end_of_training(trainer: Trainer, run: Path, writer, stop: StopSignals, elap
         print(f"stopped after update {update} of {num_updates}: python train.py --resume {run}", file=sys.stderr)
         writer.close()
         return run
-    summary = (f"{done} decisions in {elapsed:.0f} s: {done / max(elapsed, 1e-9):,.0f} decisions/s end to end, "
-               f"{trainer.env_time / max(elapsed, 1e-9):.0%} of the time in the environment")
+    shares = time_shares(trainer, elapsed) if trainer.config.workers else \
+        f"{trainer.env_time / max(elapsed, 1e-9):.0%} of the time in the environment"
+    summary = f"{done} decisions in {elapsed:.0f} s: {done / max(elapsed, 1e-9):,.0f} decisions/s end to end, {shares}"
     stop.at_once = True
     table = final_evaluation(run / "checkpoint.pt", trainer.rules, trainer.config)
     write_atomically(run / "summary.md", summary + "\n\n" + table + "\n")  # last: the run's mark of completion

@@ -24,7 +24,7 @@ from agents.ppo import PPOAgent, load_checkpoint
 from briscola_env.files import write_atomically
 from evaluation import evaluate_table
 from evaluation.duplicate import games_per_deal
-from evaluation.parallel import run_pieces
+from evaluation.parallel import cluster_gpus, ray_for, run_pieces
 from evaluation.sweep import BOOTSTRAP_RESAMPLES, aggregate, seeds_table
 from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, config_values, make_config, read_mapping
 from training.checkpoint import check_trainer_format
@@ -141,8 +141,10 @@ def progress_from(bar: tqdm) -> Callable[[int], None]:
 def trained_and_scored(piece: tuple[SeedRun, int]) -> dict[str, tuple[float, tuple]]:
     """One seed of a sweep, ``(its run, deals)``: the run trained, or resumed, unless finished; then its
     final network's :func:`seed_score` against every opponent of :data:`SWEEP_OPPONENTS`. The same work
-    in this process as in a Ray task, so that the scores do not depend on where it ran."""
+    in this process as in a Ray task, so that the scores do not depend on where it ran; a task that Ray
+    retries goes on from what its first try left (:func:`as_found_now`)."""
     run, deals = piece
+    run = as_found_now(run)
     if run.state != "finished":
         train(run.config, run.folder if run.state == "unfinished" else None)
     if run.config.torch_threads:
@@ -152,6 +154,29 @@ def trained_and_scored(piece: tuple[SeedRun, int]) -> dict[str, tuple[float, tup
     with tqdm(total=games, desc=f"seed {run.config.seed}: evaluating", unit="game", file=sys.stderr) as bar:
         return {f"vs {opponent}": seed_score(run.folder / "checkpoint.pt", opponent, rules, deals, progress_from(bar))
                 for opponent in SWEEP_OPPONENTS}
+
+
+def as_found_now(run: SeedRun) -> SeedRun:
+    """``run`` as its folder is when its turn comes. A seed's Ray task that Ray retries, its worker having died,
+    finds what its first try left in the folder planned as new: it resumes that run from its checkpoint, reuses
+    it if it finished, and starts it afresh if the first try died before its first checkpoint (the folder then
+    holds nothing to keep). A folder planned as unfinished is looked at again in the same way."""
+    if run.state == "finished":
+        return run
+    if run.state == "new" and run_contents(run.folder) and not (run.folder / "checkpoint.pt").is_file():
+        return SeedRun(dataclasses.replace(run.config, overwrite=True), run.folder, "new")
+    return seed_run(run.config)
+
+
+def seed_task_gpus(device: str, gpus: float) -> int:
+    """The GPUs a seed's Ray task asks for on a Ray of ``gpus`` GPUs, for config key 'device' ``device``: Ray
+    hides the GPUs from a task that asks for none, so that 'auto' would train on CPU and 'cuda' fail. One for
+    'cuda', one for 'auto' when the Ray has any, none for 'cpu'; 'cuda' on a Ray without a GPU is a
+    :class:`RunError`."""
+    if device == "cuda" and gpus < 1:
+        raise RunError("config key 'device' is 'cuda', but the Ray the seeds would run on has no GPU: add a node "
+                       "with one (ray start --num-gpus=N), or train on device=auto or cpu")
+    return 1 if device != "cpu" and gpus >= 1 else 0
 
 
 def on_any_worker(run: SeedRun) -> SeedRun:
@@ -165,12 +190,19 @@ def sweep(runs: list[SeedRun], deals: int, workers: int = 0) -> dict:
     """Train (or resume) every seed's run that is not finished, score each seed's final network against
     every opponent of :data:`SWEEP_OPPONENTS` (:func:`trained_and_scored`) and aggregate over seeds;
     writes run_dir/exp_name-sweep.md and .json, prints the table and returns what the JSON holds. With
-    ``workers`` > 0 each seed is a Ray task (:func:`evaluation.parallel.run_pieces`): the same report."""
+    ``workers`` > 0 each seed is a Ray task (:func:`evaluation.parallel.run_pieces`), with a GPU when its device
+    needs one (:func:`seed_task_gpus`): the same report. Rollout workers (config key 'workers') go with
+    ``workers`` = 0 only: a seed's task would wait for CPUs that the other seeds' tasks hold."""
     start, config = time.time(), runs[0].config
+    if workers and config.workers:
+        raise RunError(f"each seed's training spreads over its own {config.workers} rollout workers (config key "
+                       "'workers'): sweep the seeds one after another (--workers 0), or set workers=0")
     to_train = [run for run in runs if run.state != "finished"]
     pieces = [(on_any_worker(run) if workers else run, deals) for run in runs]
-    with tqdm(total=len(runs), desc="sweep", unit="seed", file=sys.stderr) as bar:
-        per_seed = run_pieces(trained_and_scored, pieces, workers, progress=lambda done: bar.update(done - bar.n))
+    with ray_for(workers), tqdm(total=len(runs), desc="sweep", unit="seed", file=sys.stderr) as bar:
+        gpus = seed_task_gpus(config.device, cluster_gpus()) if workers else 0
+        per_seed = run_pieces(trained_and_scored, pieces, workers, progress=lambda done: bar.update(done - bar.n),
+                              num_gpus=gpus)
     scores = {title: [seed_scores[title] for seed_scores in per_seed] for title in per_seed[0]}
     aggregates = {title: aggregate([score for score, _ in column], seed=SWEEP_BOOTSTRAP_SEED)
                   for title, column in scores.items()}

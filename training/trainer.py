@@ -58,15 +58,19 @@ class Trainer:
     :func:`update_policy` and :func:`log_update` take it through an update; :func:`trainer_state` is what a
     checkpoint saves of it and :func:`restore` puts it back. ``restoring``: :func:`restore` follows, whose
     checkpoint holds the network, so config.init_from is not read (it may be gone). A config whose agents
-    or init_from cannot be built is a ValueError naming the config key."""
+    or init_from cannot be built is a ValueError naming the config key. ``streams``: the seed of its random
+    streams (the deals, the seats' players, the sampling, the opponents' draws), the config's seed unless it
+    plays a rollout worker's share of the games (:mod:`training.rollout_workers`)."""
 
-    def __init__(self, config: Config, device: torch.device, restoring: bool = False):
+    def __init__(self, config: Config, device: torch.device, restoring: bool = False,
+                 streams: Optional[int] = None):
         self.config, self.device = config, device
+        seed = config.seed if streams is None else streams
 
         # Seeding: every random source comes from the config's seed.
-        self.rng = np.random.default_rng(config.seed)  # the seats' players
-        torch.manual_seed(config.seed)  # the network's initial weights
-        self.sampler = torch.Generator().manual_seed(config.seed)  # the actions sampled, the minibatches
+        self.rng = np.random.default_rng(seed)  # the seats' players
+        torch.manual_seed(seed)  # the network's initial weights
+        self.sampler = torch.Generator().manual_seed(seed)  # the actions sampled, the minibatches
         if config.torch_threads:
             torch.set_num_threads(config.torch_threads)
 
@@ -74,23 +78,15 @@ class Trainer:
         # evaluation's, whatever its seed.
         self.rules = config.rules
         self.spec = observation_spec(self.rules)  # the views' layout, which sizes the network and the storage
-        self.env = BatchedEnv(config.num_envs, self.rules, seed=seed_sequence("train-env", config.seed),
+        self.env = BatchedEnv(config.num_envs, self.rules, seed=seed_sequence("train-env", seed),
                               reward=config.reward)
         self.out = self.env.reset()
-        self.heuristic = HeuristicAgent(self.rules, seed=config.seed)  # the demonstrator, and by default the opponent
-        self.opponent, *self.league = fixed_agents(config, self.rules, self.heuristic)
+        self.heuristic = HeuristicAgent(self.rules, seed=seed)  # the demonstrator, and by default the opponent
+        self.opponent, *self.league = fixed_agents(config, self.rules, self.heuristic, seed)
         self.demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
 
         # Agent.
-        self.net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=self.rules)
-        if config.init_from and not restoring:
-            start_from(self.net, config, self.rules)
-        self.net = self.net.to(device)
-        self.critic = PrivilegedCritic(config.hidden_sizes, self.rules).to(device) if config.privileged_critic \
-            else None
-        parameters = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
-        # fused: one kernel for the whole step (PyTorch 2.4+ on CPU), 6x faster than the default here
-        self.optimizer = torch.optim.Adam(parameters, lr=config.learning_rate, eps=1e-5, fused=True)
+        self.net, self.critic, self.optimizer = learner_networks(config, self.rules, device, restoring)
         self.storage = Trajectories(storage_capacity(config.num_envs, config.num_steps), config.num_envs, self.spec,
                                     privileged_spec(self.rules) if config.privileged_critic else None)
         shape = self.rules.table_shape
@@ -98,12 +94,31 @@ class Trainer:
 
         # Opponents: the players of the first hands' seats.
         self.table = Table(config, self.rules, self.net, [self.opponent, *self.league], self.rng, self.sampler,
-                           [config.opponent, *config.league])
+                           [config.opponent, *config.league], seed)
         self.table.seat_new_hands(np.arange(config.num_envs))
 
-        self.num_updates = max(1, config.total_decisions // (config.num_envs * config.num_steps))
+        self.num_updates = update_count(config)
         self.update = self.decisions = 0  # updates done and decisions made (by every seat) so far
         self.env_time = 0.0  # seconds this process spent stepping the environment
+
+
+def update_count(config: Config) -> int:
+    """The run's updates: total_decisions in rollouts of num_envs games making num_steps decisions each."""
+    return max(1, config.total_decisions // (config.num_envs * config.num_steps))
+
+
+def learner_networks(config: Config, rules: RulesConfig, device: torch.device, restoring: bool):
+    """``(network, privileged critic or None, optimizer)``: the learner's, fresh (from config.init_from, unless
+    ``restoring``), on ``device``. Their initial weights draw from PyTorch's global generator."""
+    net = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=rules)
+    if config.init_from and not restoring:
+        start_from(net, config, rules)
+    net = net.to(device)
+    critic = PrivilegedCritic(config.hidden_sizes, rules).to(device) if config.privileged_critic else None
+    parameters = [*net.parameters(), *(critic.parameters() if critic is not None else ())]
+    # fused: one kernel for the whole step (PyTorch 2.4+ on CPU), 6x faster than the default here
+    optimizer = torch.optim.Adam(parameters, lr=config.learning_rate, eps=1e-5, fused=True)
+    return net, critic, optimizer
 
 
 def start_from(net: PolicyValueNet, config: Config, rules: RulesConfig) -> None:
@@ -369,44 +384,79 @@ def log_games(writer, finished: list[dict], step: int) -> None:
 # ----------------------------------------------------------------------------- checkpoint
 def trainer_state(trainer: Trainer) -> dict:
     """What resumes the run exactly besides the network (the checkpoint's model), NumPy arrays
-    included (:func:`training.checkpoint.pack` makes them tensors)."""
+    included (:func:`training.checkpoint.pack` makes them tensors): :func:`learner_state` and
+    :func:`games_state`."""
+    return learner_state(trainer) | games_state(trainer)
+
+
+def learner_state(trainer) -> dict:
+    """What resumes the learner's side of the run: the optimizer, the opponent pool (each snapshot once), the
+    generators of the update and the counts; ``trainer``: a :class:`Trainer`, or the learner of
+    :mod:`training.rollout_workers`."""
     snapshots = trainer.table.snapshots
     # A snapshot taken at this update boundary is the network itself: saved once, as the model.
     newest_is_model = bool(snapshots) and same_weights(snapshots[-1], trainer.net)
-    return {"format": TRAINER_FORMAT, "optimizer": trainer.optimizer.state_dict(), "env": trainer.env.state_dict(),
-            "storage": trainer.storage.state_dict(), "belief": trainer.belief.state_dict(),
-            "owner": trainer.table.seat_agents,
+    return {"format": TRAINER_FORMAT, "optimizer": trainer.optimizer.state_dict(),
             "pool": [p.state_dict() for p in snapshots[:len(snapshots) - newest_is_model]],
-            "pool_ends_with_model": newest_is_model, "league_win_rates": trainer.table.win_rates,
-            "exploiters": list(trainer.table.exploiters),
-            "fixed_agents_random": [random_state(agent) for agent in trainer.table.fixed],
-            "rng": trainer.rng.bit_generator.state,
+            "pool_ends_with_model": newest_is_model, "exploiters": list(trainer.table.exploiters),
             "torch_rng": torch.get_rng_state(), "sampler": trainer.sampler.get_state(),
             "update": trainer.update, "decisions": trainer.decisions,
             **({"critic": trainer.critic.state_dict()} if trainer.critic is not None else {})}
 
 
+def games_state(trainer: Trainer) -> dict:
+    """What resumes a trainer's games exactly: the games in progress, their trajectories, the belief's running
+    sums, the seats' owners, the league's statistics and the random states of the seats' draws and of the
+    fixed agents."""
+    return {"env": trainer.env.state_dict(), "storage": trainer.storage.state_dict(),
+            "belief": trainer.belief.state_dict(), "owner": trainer.table.seat_agents,
+            "league_win_rates": trainer.table.win_rates,
+            "fixed_agents_random": [random_state(agent) for agent in trainer.table.fixed],
+            "rng": trainer.rng.bit_generator.state}
+
+
 def restore(trainer: Trainer, payload: dict, run: Path) -> None:
     """Put a new trainer where the training checkpoint ``payload`` of the run folder ``run`` left its run."""
-    config, saved = trainer.config, unpack(payload["trainer"])
-    trainer.net.load_state_dict(payload["model"])
+    saved = unpack(payload["trainer"])
+    restore_learner(trainer, payload["model"], saved, run)
+    restore_games(trainer, saved)
+
+
+def restore_learner(trainer, model: dict, saved: dict, run: Path) -> None:
+    """Put back the network ``model`` and what :func:`learner_state` saved (``saved``, unpacked) of the run in
+    the folder ``run`` into ``trainer`` (a :class:`Trainer`, or the learner of :mod:`training.rollout_workers`)."""
+    trainer.net.load_state_dict(model)
     if trainer.critic is not None:
         trainer.critic.load_state_dict(saved["critic"])
     trainer.optimizer.load_state_dict(saved["optimizer"])
+    for update in saved["exploiters"]:  # first: adding one renumbers the seats' players
+        trainer.table.add_exploiter(run, update)
+    for net in pool_networks(saved, model, trainer.config, trainer.rules):
+        trainer.table.add_snapshot(net)
+    torch.set_rng_state(saved["torch_rng"])  # after the snapshots, whose initial weights drew from it
+    trainer.sampler.set_state(saved["sampler"])
+    trainer.update, trainer.decisions = saved["update"], saved["decisions"]
+
+
+def pool_networks(saved: dict, model: dict, config: Config, rules: RulesConfig) -> list[PolicyValueNet]:
+    """The opponent pool's snapshots that :func:`learner_state` saved (``model``: the checkpoint's network),
+    oldest first."""
+    networks = []
+    for state in saved["pool"] + ([model] if saved["pool_ends_with_model"] else []):
+        snapshot = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=rules)
+        snapshot.load_state_dict(state)
+        networks.append(snapshot)
+    return networks
+
+
+def restore_games(trainer: Trainer, saved: dict) -> None:
+    """Put back what :func:`games_state` saved (unpacked), once the pool's exploiters are back: the seats'
+    owners count them."""
     trainer.out = trainer.env.load_state_dict(saved["env"])
     trainer.storage.load_state_dict(saved["storage"])
     trainer.belief.load_state_dict(saved["belief"])
-    for update in saved["exploiters"]:  # first: adding one renumbers the seats' players
-        trainer.table.add_exploiter(run, update)
     trainer.table.seat_agents[...] = saved["owner"]
-    for state in saved["pool"] + ([payload["model"]] if saved["pool_ends_with_model"] else []):
-        snapshot = PolicyValueNet(config.hidden_sizes, belief=config.belief_coef > 0, rules=trainer.rules)
-        snapshot.load_state_dict(state)
-        trainer.table.add_snapshot(snapshot)
     trainer.table.win_rates[...] = saved["league_win_rates"]
     for agent, state in zip(trainer.table.fixed, saved["fixed_agents_random"]):
         restore_random_state(agent, state)
     trainer.rng.bit_generator.state = saved["rng"]
-    torch.set_rng_state(saved["torch_rng"])  # after the snapshots, whose initial weights drew from it
-    trainer.sampler.set_state(saved["sampler"])
-    trainer.update, trainer.decisions = saved["update"], saved["decisions"]
