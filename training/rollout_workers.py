@@ -181,7 +181,7 @@ class Learner:
     """A run's state between two updates when ``workers`` > 0: the network, the critic and the optimizer on
     ``device``, the update's sampler, the opponent pool (:class:`PoolTable`) and the Ray actors playing the
     games (:class:`RolloutWorker`), started here for the run folder ``run``; what :func:`training.trainer.update_policy`
-    and :func:`training.trainer.log_update` read of a :class:`training.trainer.Trainer` is here under the same
+    and :func:`training.update_log.log_update` read of a :class:`training.trainer.Trainer` is here under the same
     names. Seeded from the config's seed, as a Trainer is; ``restoring``: as a Trainer's. Ray must be up
     (:func:`evaluation.parallel.ray_for`)."""
 

@@ -54,7 +54,8 @@ from training.config import PER_PROCESS, RESUME_OVERRIDES, Config, config_values
 from training.rollout_workers import Learner, play, restore_workers, stop_workers, time_shares, workers_state
 from training.run_folder import RunError, run_contents, run_lock
 from training.stop_signals import Interrupted, StopSignals
-from training.trainer import Trainer, log_update, restore, rollout, trainer_state, update_policy
+from training.trainer import Trainer, restore, rollout, trainer_state, update_policy
+from training.update_log import log_update
 
 
 # ----------------------------------------------------------------------------- starting or resuming a run

@@ -4,7 +4,7 @@ size the network, the storage and the seats; the run's config.yaml and checkpoin
 
 Reads top to bottom in the order of CleanRL's ppo.py: (config: :mod:`training.config`), seeding,
 environment (and opponents: :mod:`training.league`), agent, rollout, advantages (:mod:`training.trajectories`,
-when a hand ends), update (the loss: ppo_loss), logging; then the trainer's state, which a training
+when a hand ends), update (the loss: ppo_loss), logging (:mod:`training.update_log`); then the trainer's state, which a training
 checkpoint saves. The run around it (its folder, the update loop with its evaluations and checkpoints,
 --resume, the summary) is :mod:`training.run`; ``python train.py`` is its command line.
 
@@ -38,8 +38,7 @@ import torch
 from agents import HeuristicAgent
 from agents.ppo import PolicyValueNet, entropy, load_network, sample_actions
 from briscola_env import BatchedEnv
-from briscola_env.actions import MIN_POINTS, POINT_BID_OFFSET
-from briscola_env.engine import PHASE_NAMES, WITHOUT_SOLO, Role, seat_roles
+from briscola_env.engine import PHASE_NAMES
 from briscola_env.observation import observation_spec, privileged_spec
 from briscola_env.rules import RulesConfig
 from briscola_env.seeds import seed_sequence
@@ -49,13 +48,14 @@ from training.config import Config
 from training.critic import PrivilegedCritic
 from training.league import LEARNER, OPPONENT, Table, fixed_agents
 from training.trajectories import Trajectories, storage_capacity
+from training.update_log import GAME_FACTS
 
 
 # ----------------------------------------------------------------------------- seeding, environment, agent
 class Trainer:
     """A run's state between two updates, which its checkpoint saves, set up from its config in
     CleanRL's order: seeding, environment, agent (and its opponents), each agent built once. :func:`rollout`,
-    :func:`update_policy` and :func:`log_update` take it through an update; :func:`trainer_state` is what a
+    :func:`update_policy` and :func:`training.update_log.log_update` take it through an update; :func:`trainer_state` is what a
     checkpoint saves of it and :func:`restore` puts it back. ``restoring``: :func:`restore` follows, whose
     checkpoint holds the network, so config.init_from is not read (it may be gone). A config whose agents
     or init_from cannot be built is a ValueError naming the config key. ``streams``: the seed of its random
@@ -139,7 +139,7 @@ def start_from(net: PolicyValueNet, config: Config, rules: RulesConfig) -> None:
 # ----------------------------------------------------------------------------- rollout and advantages
 def rollout(trainer: Trainer) -> list[dict]:
     """Every game makes num_steps decisions; hands that end complete their trajectories and are
-    dealt anew. Returns, step by step, the facts of the hands that ended (for :func:`log_games`)."""
+    dealt anew. Returns, step by step, the facts of the hands that ended (for :func:`training.update_log.log_games`)."""
     config, table = trainer.config, trainer.table
     games = np.arange(config.num_envs)
     finished = []
@@ -328,57 +328,6 @@ def ppo_update(net, optimizer, storage: Trajectories, ids: np.ndarray, config: C
     if net.belief is not None:
         stats["belief/loss"] = belief_loss.item()
     return stats
-
-
-# ----------------------------------------------------------------------------- logging
-GAME_FACTS = ("caller", "partner", "contract", "contract_made", "called_trick", "captured_points")
-
-
-def log_update(writer, trainer: Trainer, stats: dict, finished: list[dict], sps: int) -> None:
-    """charts/, losses/, game/, belief/ and pool/: the update's scalars, at the decisions made so far."""
-    step = trainer.decisions
-    writer.add_scalar("charts/SPS", sps, step)
-    writer.add_scalar("charts/learning_rate", trainer.optimizer.param_groups[0]["lr"], step)
-    for name, value in stats.items():
-        writer.add_scalar(name if "/" in name else f"losses/{name}", value, step)
-    log_games(writer, finished, step)
-    trainer.belief.log(writer, step)
-    trainer.table.log(writer, step)
-
-
-def log_games(writer, finished: list[dict], step: int) -> None:
-    """game/: how the learner's auctions and hands go, over the hands that ended in this rollout."""
-    if not finished:
-        return
-    facts = {key: np.concatenate([f[key] for f in finished]) for key in GAME_FACTS + ("learner",)}
-    caller, partner, learner = facts["caller"], facts["partner"], facts["learner"]
-    if not len(caller):
-        return
-    played = caller >= 0
-    writer.add_scalar("game/void_rate", float((~played).mean()), step)
-    rows = np.arange(len(caller))
-    learner_called = played & learner[rows, np.maximum(caller, 0)]
-    # Per learner seat: the share of its hands in which it won the auction (0.2 at a table of five equals).
-    writer.add_scalar("game/learner_auction_win_rate", float(learner_called.sum() / learner.sum()), step)
-    if learner_called.any():
-        contract = facts["contract"][learner_called]
-        point_bid = contract >= POINT_BID_OFFSET
-        target = np.where(point_bid, contract - POINT_BID_OFFSET + MIN_POINTS, MIN_POINTS)
-        writer.add_scalar("game/learner_mean_contract_points", float(target.mean()), step)
-        writer.add_scalar("game/learner_points_bid_rate", float(point_bid.mean()), step)
-        writer.add_scalar("game/learner_contract_success_rate",
-                          float(facts["contract_made"][learner_called].mean()), step)
-        writer.add_scalar("game/learner_solo_rate", float((partner == caller)[learner_called].mean()), step)
-    shown = facts["called_trick"][played & (partner != caller)]
-    if shown.size:
-        writer.add_scalar("game/called_card_trick", float(shown.mean() + 1), step)  # 1..8
-    # Captured points of the learner's seats, by role (a solo caller, his own partner, counts as caller).
-    roles = np.full(learner.shape, -1)  # -1: no role in a void hand
-    roles[played] = WITHOUT_SOLO[seat_roles(caller[played], partner[played], learner.shape[1])]
-    for name, role in (("caller", Role.CALLER), ("partner", Role.PARTNER), ("defender", Role.DEFENDER)):
-        mine = learner & (roles == role)
-        if mine.any():
-            writer.add_scalar(f"game/learner_points_as_{name}", float(facts["captured_points"][mine].mean()), step)
 
 
 # ----------------------------------------------------------------------------- checkpoint
