@@ -2,11 +2,11 @@
 auction, the call and the play (for all four under ``rules=four_players``: the config's rules
 size the network, the storage and the seats; the run's config.yaml and checkpoint record it).
 
-Reads top to bottom in the order of CleanRL's ppo.py: (config: :mod:`training.config`), seeding,
-environment (and opponents: :mod:`training.league`), agent, rollout, advantages (:mod:`training.trajectories`,
-when a hand ends), update (the loss: ppo_loss), logging (:mod:`training.update_log`); then the trainer's state, which a training
-checkpoint saves. The run around it (its folder, the update loop with its evaluations and checkpoints,
---resume, the summary) is :mod:`training.run`; ``python train.py`` is its command line.
+Reads top to bottom in the order of CleanRL's ppo.py: (config: :mod:`training.config`), seeding, environment (and
+opponents: :mod:`training.league`), agent, rollout, advantages (:mod:`training.trajectories`, when a hand ends),
+update (the loss: ppo_loss), logging (:mod:`training.update_log`); then the trainer's state, which a training
+checkpoint saves. The run around it (its folder, the update loop with its evaluations and checkpoints, --resume, the
+summary) is :mod:`training.run`; ``python train.py`` is its command line.
 
 PPO follows CleanRL's reference (clipped objective, GAE, optional value clipping, advantage
 normalisation, gradient clipping, learning-rate annealing), adapted to five
@@ -53,14 +53,14 @@ from training.update_log import GAME_FACTS
 
 # ----------------------------------------------------------------------------- seeding, environment, agent
 class Trainer:
-    """A run's state between two updates, which its checkpoint saves, set up from its config in
-    CleanRL's order: seeding, environment, agent (and its opponents), each agent built once. :func:`rollout`,
-    :func:`update_policy` and :func:`training.update_log.log_update` take it through an update; :func:`trainer_state` is what a
-    checkpoint saves of it and :func:`restore` puts it back. ``restoring``: :func:`restore` follows, whose
-    checkpoint holds the network, so config.init_from is not read (it may be gone). A config whose agents
-    or init_from cannot be built is a ValueError naming the config key. ``streams``: the seed of its random
-    streams (the deals, the seats' players, the sampling, the opponents' draws), the config's seed unless it
-    plays a rollout worker's share of the games (:mod:`training.rollout_workers`)."""
+    """A run's state between two updates, which its checkpoint saves, set up from its config in CleanRL's order:
+    seeding, environment, agent (and its opponents), each agent built once. :func:`rollout`, :func:`update_policy`
+    and :func:`training.update_log.log_update` take it through an update; :func:`trainer_state` is what a checkpoint
+    saves of it and :func:`restore` puts it back. ``restoring``: :func:`restore` follows, whose checkpoint holds the
+    network, so config.init_from is not read (it may be gone). A config whose agents or init_from cannot be built is
+    a ValueError naming the config key. ``streams``: the seed of its random streams (the deals, the seats' players,
+    the sampling, the opponents' draws), the config's seed unless it plays a rollout worker's share of the games
+    (:mod:`training.rollout_workers`)."""
 
     def __init__(self, config: Config, device: torch.device, restoring: bool = False,
                  streams: Optional[int] = None):
