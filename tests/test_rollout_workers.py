@@ -161,7 +161,7 @@ def test_a_dead_worker_ctrl_c_or_a_killed_trainer_then_resume_equals_the_uninter
 
     # A worker killed mid-update: train.py stops with a line saying how to go on; the checkpoint of update 5 stays.
     trainer = TrainProcess([*LONG, f"run_dir={tmp_path / 'split'}"])
-    trainer.wait_for_update(7, timeout=180)
+    trainer.wait_for_update(7)
     workers = trainer.rollout_workers()
     assert len(workers) == 2, workers
     time.sleep(rng.uniform(0, 0.02))
@@ -174,7 +174,7 @@ def test_a_dead_worker_ctrl_c_or_a_killed_trainer_then_resume_equals_the_uninter
 
     # Ctrl-C (SIGINT to the whole process group, Ray's processes included) mid-update: a stop at the update's end.
     trainer = TrainProcess(["--resume", str(split)])
-    trainer.wait_for_update(8 + int(rng.integers(0, 3)), timeout=180)
+    trainer.wait_for_update(8 + int(rng.integers(0, 3)))
     time.sleep(rng.uniform(0, 0.02))
     os.killpg(trainer.process.pid, signal.SIGINT)
     code, err = trainer.finish()
@@ -187,7 +187,7 @@ def test_a_dead_worker_ctrl_c_or_a_killed_trainer_then_resume_equals_the_uninter
 
     # The trainer killed mid-update (kill -9), its Ray with it: the work since the last checkpoint is lost.
     trainer = TrainProcess(["--resume", str(split)])
-    trainer.wait_for_update(16 + int(rng.integers(0, 3)), timeout=180)
+    trainer.wait_for_update(16 + int(rng.integers(0, 3)))
     time.sleep(rng.uniform(0, 0.02))
     trainer.process.kill()
     code, err = trainer.finish()
