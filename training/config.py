@@ -131,7 +131,8 @@ class Config:
     device: str = "auto"
     """'auto' (CUDA if present), 'cpu' or 'cuda'."""
     torch_threads: int = 0
-    """Threads for PyTorch on CPU (0: its default)."""
+    """Threads for PyTorch on CPU (0: its default). On a machine shared with other jobs, 1: more threads then wait
+    on each other and the run slows far more than its share of the cores (BENCHMARKS.md, "On a shared machine")."""
     workers: int = 0
     """Rollout workers (training.rollout_workers): this many Ray actors, each playing its share of the num_envs
     games with its own opponents and a CPU copy of the policy, while this process gathers their trajectories
