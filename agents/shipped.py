@@ -8,8 +8,8 @@ folder or suffix."""
 
 from __future__ import annotations
 
-import os
 import importlib.util
+import os
 from pathlib import Path
 from typing import Optional, Union
 

@@ -349,9 +349,9 @@ def _field_value(name: str, text: str, default: Any) -> Any:
         if text.lower() not in BOOL_WORDS:
             raise ValueError(f"{name} takes true or false; got {text!r}")
         return BOOL_WORDS[text.lower()]
-    if name == "follow_suit_last_k" and text.lower() == "none":
-        return None
-    if isinstance(default, int) or name == "follow_suit_last_k":
+    if isinstance(default, int) or name == "follow_suit_last_k":  # follow_suit_last_k: an int, or none
+        if default is None and text.lower() == "none":
+            return None
         try:
             return int(text)
         except ValueError:
