@@ -130,9 +130,11 @@ class Config:
     """Updates between checkpoints (also written at the end, and on SIGINT or SIGTERM once the update ends)."""
     device: str = "auto"
     """'auto' (CUDA if present), 'cpu' or 'cuda'."""
-    torch_threads: int = 0
-    """Threads for PyTorch on CPU (0: its default). On a machine shared with other jobs, 1: more threads then wait
-    on each other and the run slows far more than its share of the cores (BENCHMARKS.md, "On a shared machine")."""
+    torch_threads: int = 1
+    """Threads for PyTorch on CPU; 0: PyTorch's own count (every core). One thread slows in proportion to its share
+    of the cores beside other jobs; PyTorch's count was 13% faster alone on 2 idle cores but beside four busy
+    processes 4.6 times slower than its share predicts: its threads wait on each other while other processes hold
+    the cores (BENCHMARKS.md, "On a shared machine"). Rollout workers (below) are the way to use more cores."""
     workers: int = 0
     """Rollout workers (training.rollout_workers): this many Ray actors, each playing its share of the num_envs
     games with its own opponents and a CPU copy of the policy, while this process gathers their trajectories
