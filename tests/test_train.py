@@ -105,7 +105,7 @@ def test_finished_trajectories_get_the_gae_of_each_seats_own_decisions():
     (TINY, ["lerning_rate=0.1"], "unknown config key.*'lerning_rate'"),
     (TINY, ["num_envs=many"], "'num_envs' must be int"),
     (None, ["rules=nowhere"], "rules preset"),
-    (TINY, ["concealment_coef=0.5"], "needs the belief head"),
+    (TINY, ["concealment_coef=0.5"], "someone to hide from"),
     (TINY, ["hidden_sizes=[]"], "'hidden_sizes' must list one or more positive integers"),
     (TINY, ["demo_phases=[bidding]"], "unknown phase"),
 ])

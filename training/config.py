@@ -23,6 +23,7 @@ import yaml
 from agents.ppo import load_checkpoint
 from agents.registry import check_spec
 from agents.shipped import data_folder, is_plain_name
+from briscola_env.observation import SPEC, observation_spec
 from briscola_env.rewards import REWARD_MODES
 from briscola_env.rules import RulesConfig, resolve_rules, rules_text
 
@@ -92,9 +93,16 @@ class Config:
     """Weight of an auxiliary head predicting the partner's seat from the acting player's view,
     supervised from the privileged view, on card-play decisions before the reveal (0: no head)."""
     concealment_coef: float = 0.0
-    """Weight of the partner's concealment reward: at the hand's end the partner gets this times
-    the mean, over the learner's caller and defender views before the reveal, of (chance - the
-    belief head's probability on the true partner). Needs belief_coef > 0."""
+    """Weight of the partner's concealment reward. With an online adversary (adversary_views), the partner's payoff
+    becomes payoff - this * (the mean over the defenders' views before the reveal of log(the adversary's
+    probability on him, at least 0.01) - log(chance)): training.adversary. Without one, it reads the belief head
+    (belief_coef > 0): the partner gets this times the mean, over the learner's caller and defender views before
+    the reveal, of (chance - the head's probability on the true partner)."""
+    adversary_views: int = 0
+    """An online adversary (training.adversary): a partner-belief model fitted while the learner learns on a rolling
+    buffer of this many views of the defenders of the learner's recent hands, naming the partner; its accuracy by
+    trick goes to TensorBoard (adversary/) and concealment_coef rewards the partner for hiding from it. 0: none.
+    Standard five-seat rules without monte only, and without rollout workers."""
     opponent_share: float = 0.3
     """Share of games in which 1-4 seats are played by the opponent pool."""
     heuristic_share: float = 0.5
@@ -182,7 +190,8 @@ BOUNDS = {
     "learning_rate": POSITIVE, "gamma": SHARE, "gae_lambda": SHARE, "update_epochs": COUNT,
     "num_minibatches": COUNT, "clip_coef": POSITIVE, "ent_coef": NON_NEGATIVE, "demo_coef": NON_NEGATIVE,
     "demo_until": SHARE, "vf_coef": NON_NEGATIVE, "max_grad_norm": POSITIVE, "belief_coef": NON_NEGATIVE,
-    "concealment_coef": NON_NEGATIVE, "opponent_share": SHARE, "heuristic_share": SHARE,
+    "concealment_coef": NON_NEGATIVE, "adversary_views": NON_NEGATIVE, "opponent_share": SHARE,
+    "heuristic_share": SHARE,
     "snapshot_every": COUNT, "pool_size": COUNT, "eval_every": COUNT, "eval_deals": COUNT,
     "final_eval_deals": COUNT, "checkpoint_every": COUNT, "torch_threads": NON_NEGATIVE,
     "stop_after": NON_NEGATIVE, "pfsp_power": NON_NEGATIVE, "exploiter_every": NON_NEGATIVE,
@@ -302,11 +311,22 @@ def check_config(config: Config) -> None:
     if config.workers > config.num_envs:
         raise ValueError(f"config key 'workers' must be at most num_envs ({config.num_envs}): each rollout worker "
                          f"plays a share of the games; got {config.workers}")
-    if config.concealment_coef and not config.belief_coef:
-        raise ValueError("config key 'concealment_coef' needs the belief head: set belief_coef > 0")
+    check_partner_keys(config)
     unknown = [p for p in config.demo_phases if p not in ("auction", "call", "play")]
     if unknown:
         raise ValueError(f"config key 'demo_phases': unknown phase(s) {unknown}; use auction, call, play")
+
+
+def check_partner_keys(config: Config) -> None:
+    """The concealment reward has an observer to hide from, and the online adversary can run."""
+    if config.concealment_coef and not (config.belief_coef or config.adversary_views):
+        raise ValueError("config key 'concealment_coef' needs someone to hide from: set adversary_views > 0 (an "
+                         "online adversary) or belief_coef > 0 (the belief head)")
+    if config.adversary_views and config.workers:
+        raise ValueError("config key 'adversary_views' cannot be used with rollout workers yet: set workers=0")
+    if config.adversary_views and observation_spec(config.rules).size != SPEC.size:
+        raise ValueError("config key 'adversary_views': the adversary reads the standard table's view (five seats, "
+                         "8 cards, no monte); these rules have another")
 
 
 def config_values(config: Config) -> dict:

@@ -42,6 +42,7 @@ from briscola_env.engine import PHASE_NAMES
 from briscola_env.observation import observation_spec, privileged_spec
 from briscola_env.rules import RulesConfig
 from briscola_env.seeds import seed_sequence
+from training.adversary import OnlineAdversary
 from training.belief_tracker import BeliefTracker, belief_targets
 from training.checkpoint import TRAINER_FORMAT, random_state, restore_random_state, same_weights, unpack
 from training.config import Config
@@ -91,6 +92,8 @@ class Trainer:
                                     privileged_spec(self.rules) if config.privileged_critic else None)
         shape = self.rules.table_shape
         self.belief = BeliefTracker(config.num_envs, shape.seats, shape.tricks)
+        self.adversary = (OnlineAdversary(config.num_envs, config.adversary_views, seed, shape.seats, shape.tricks)
+                          if config.adversary_views else None)  # the partner's observer (training.adversary)
 
         # Opponents: the players of the first hands' seats.
         self.table = Table(config, self.rules, self.net, [self.opponent, *self.league], self.rng, self.sampler,
@@ -149,6 +152,8 @@ def rollout(trainer: Trainer) -> list[dict]:
         actions = np.empty(config.num_envs, dtype=np.int64)
         learn = np.flatnonzero(who == LEARNER)
         actions[learn] = learner_acts(trainer, learn)
+        if trainer.adversary is not None:
+            trainer.adversary.observe(trainer.env.state, out.obs, table.seat_agents)
         for index, agent in enumerate(table.agents[OPPONENT:], start=OPPONENT):
             rows = np.flatnonzero(who == index)
             if rows.size:
@@ -159,8 +164,13 @@ def rollout(trainer: Trainer) -> list[dict]:
         trainer.decisions += config.num_envs
         ended = np.flatnonzero(out.done)
         rewards = out.rewards.copy()
-        trainer.belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
-        trainer.storage.finish(ended, rewards, config.gamma, config.gae_lambda)
+        if trainer.adversary is None:
+            trainer.belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
+            shaped = rewards
+        else:  # the concealment reward reads the adversary; the head is measured only
+            trainer.belief.finish_hands(rewards, ended, out.info, 0.0)
+            shaped = trainer.adversary.shaped_rewards(rewards, ended, out.info, config.concealment_coef)
+        trainer.storage.finish(ended, shaped, config.gamma, config.gae_lambda)
         table.record_results(ended, rewards)
         finished.append({key: out.info[key][ended] for key in GAME_FACTS}
                         | {"learner": table.seat_agents[ended] == LEARNER})
@@ -215,10 +225,11 @@ def update_policy(trainer: Trainer) -> dict:
         done = (trainer.update - 1) / trainer.num_updates
         trainer.optimizer.param_groups[0]["lr"] = config.learning_rate * (1 - done)
     ids = trainer.storage.take_ready()
+    adversary = trainer.adversary.fit() if trainer.adversary is not None else {}
     if not len(ids):
-        return {}
+        return adversary
     return ppo_update(trainer.net, trainer.optimizer, trainer.storage, ids, config, trainer.sampler, trainer.device,
-                      demo_weight(config, trainer.update - 1, trainer.num_updates), trainer.critic)
+                      demo_weight(config, trainer.update - 1, trainer.num_updates), trainer.critic) | adversary
 
 
 def demo_weight(config: Config, update: int, num_updates: int) -> float:
@@ -355,13 +366,14 @@ def learner_state(trainer) -> dict:
 
 def games_state(trainer: Trainer) -> dict:
     """What resumes a trainer's games exactly: the games in progress, their trajectories, the belief's running
-    sums, the seats' owners, the league's statistics and the random states of the seats' draws and of the
-    fixed agents."""
+    sums, the online adversary (if any), the seats' owners, the league's statistics and the random states of the
+    seats' draws and of the fixed agents."""
     return {"env": trainer.env.state_dict(), "storage": trainer.storage.state_dict(),
             "belief": trainer.belief.state_dict(), "owner": trainer.table.seat_agents,
             "league_win_rates": trainer.table.win_rates,
             "fixed_agents_random": [random_state(agent) for agent in trainer.table.fixed],
-            "rng": trainer.rng.bit_generator.state}
+            "rng": trainer.rng.bit_generator.state,
+            **({"adversary": trainer.adversary.state_dict()} if trainer.adversary is not None else {})}
 
 
 def restore(trainer: Trainer, payload: dict, run: Path) -> None:
@@ -404,6 +416,8 @@ def restore_games(trainer: Trainer, saved: dict) -> None:
     trainer.out = trainer.env.load_state_dict(saved["env"])
     trainer.storage.load_state_dict(saved["storage"])
     trainer.belief.load_state_dict(saved["belief"])
+    if trainer.adversary is not None:
+        trainer.adversary.load_state_dict(saved["adversary"])
     trainer.table.seat_agents[...] = saved["owner"]
     trainer.table.win_rates[...] = saved["league_win_rates"]
     for agent, state in zip(trainer.table.fixed, saved["fixed_agents_random"]):

@@ -22,6 +22,8 @@ def log_update(writer, trainer, stats: dict, finished: list[dict], sps: int) -> 
         writer.add_scalar(name if "/" in name else f"losses/{name}", value, step)
     log_games(writer, finished, step)
     trainer.belief.log(writer, step)
+    if getattr(trainer, "adversary", None) is not None:  # rollout workers' learners have none
+        trainer.adversary.log(writer, step)
     trainer.table.log(writer, step)
 
 
