@@ -1,0 +1,49 @@
+"""benchmarks/secret_partner.py on tiny runs: every figure per arm and seed, the paired differences against control
+(zero for an arm that is the control's config), the saved parts reused by a rerun, unfinished runs refused."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import train  # noqa: E402
+from benchmarks import secret_partner  # noqa: E402
+
+TINY = str(ROOT / "configs" / "tiny.yaml")
+SMALL = ["--belief-games", "60", "--games", "40", "--deals", "4", "--seed", "5"]
+
+
+def test_the_ablation_measurement_on_tiny_runs(tmp_path, monkeypatch):
+    runs = tmp_path / "runs"
+    arms = {"sp_control": [], "sp_same": [], "sp_inference": ["belief_coef=0.5"]}
+    for arm, extra in arms.items():
+        for seed in (1, 2):
+            train.main(["--config", TINY, f"exp_name={arm}", f"seed={seed}", f"run_dir={runs}",
+                        "final_eval_deals=2", "adversary_views=1024", *extra])
+    argv = ["--runs", str(runs), "--arms", ",".join(arms), "--seeds", "1,2", "--out", str(tmp_path / "out"), *SMALL]
+    secret_partner.main(argv)
+    summary = json.loads((tmp_path / "out" / "results.json").read_text())["summary"]
+    same = summary["sp_same"]
+    assert same["defender_accuracy_tricks_1_4_minus_control"]["per_seed"] == [0.0, 0.0]
+    assert same["edge_over_control"]["per_seed"] == [0.0, 0.0]  # the same network: edge zero on every deal
+    inference = summary["sp_inference"]
+    for figure in ("defender_accuracy_tricks_1_4", "edge_over_heuristic", "defender_payoff", "edge_over_control"):
+        low, high = inference[figure]["mean_ci"][1]
+        assert low <= inference[figure]["mean_ci"][0] <= high and len(inference[figure]["per_seed"]) == 2
+    assert 0 <= inference["defender_accuracy_tricks_1_4"]["mean_ci"][0] <= 1
+    assert (tmp_path / "out" / "results.md").read_text().count("\n| sp_") == 3
+
+    def measured_again(*args):
+        raise AssertionError("a saved part was measured again")
+
+    monkeypatch.setattr(secret_partner, "measure_part", measured_again)
+    secret_partner.main(argv)  # every part saved: nothing played
+
+
+def test_a_missing_run_is_refused_before_anything_is_measured(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no finished run of arm sp_control, seed 1"):
+        secret_partner.main(["--runs", str(tmp_path), "--seeds", "1", "--out", str(tmp_path / "out"), *SMALL])
+    assert not (tmp_path / "out").exists()
