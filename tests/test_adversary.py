@@ -105,6 +105,7 @@ def test_the_adversary_learns_to_name_the_partner():
     assert accuracy() > max(before, 0.25) + 0.1  # better than chance among the four others, by far
 
 
+@pytest.mark.slow
 def test_a_run_with_the_adversary_logs_it_and_resumes_exactly(tmp_path):
     extra = ["adversary_views=4096", "concealment_coef=0.5"]
     whole, split = whole_and_resumed_runs(train.main, TINY, tmp_path, 5, extra)

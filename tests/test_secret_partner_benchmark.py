@@ -16,6 +16,7 @@ TINY = str(ROOT / "configs" / "tiny.yaml")
 SMALL = ["--belief-games", "60", "--games", "40", "--deals", "4", "--seed", "5"]
 
 
+@pytest.mark.slow
 def test_the_ablation_measurement_on_tiny_runs(tmp_path, monkeypatch):
     runs = tmp_path / "runs"
     arms = {"sp_control": [], "sp_same": [], "sp_inference": ["belief_coef=0.5"]}
