@@ -18,9 +18,10 @@ recorded results, the league's statistics and every evaluation use the unshaped 
 
 Order within an update: each rollout step scores the step's defender views with the adversary as it is and
 adds them to the buffer (:meth:`OnlineAdversary.observe`); hands that end are paid
-(:meth:`OnlineAdversary.shaped_rewards`); after the PPO update the adversary takes ``ADVERSARY_STEPS``
-minibatch steps on the buffer (:meth:`OnlineAdversary.fit`). Its state (weights, Adam's moments, the buffer,
-the open hands' sums and its sampler) is part of the training checkpoint, so --resume continues exactly.
+(:meth:`OnlineAdversary.shaped_rewards`); at each update, beside the PPO update, the adversary takes
+``ADVERSARY_STEPS`` minibatch steps on the buffer (:meth:`OnlineAdversary.fit`). Its state (weights, Adam's
+moments, the buffer, the open hands' sums and its sampler) is part of the training checkpoint, so --resume
+continues exactly.
 """
 
 from __future__ import annotations

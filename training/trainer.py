@@ -20,7 +20,8 @@ A training checkpoint holds what resumes the run exactly, and nothing else (:fun
 network, Adam's moments, the games in progress (engine state and records), the trajectory storage's slots
 in use (the learner's decisions in hands not yet ended; the views' 0/1 entries and the masks as bits), the
 opponent pool's snapshots (up to pool_size; one taken at the checkpoint's update is the network itself,
-saved once), the league's statistics, the seats' owners and every random generator's state. For the
+saved once), the league's statistics, the seats' owners, the online adversary if any (training.adversary) and
+every random generator's state. For the
 default config that is 7 MB after the first update and about 23 MB once the pool is full (BENCHMARKS.md,
 "Checkpoint size"). To play or ship a network alone (2 MB for the default config), `briscola export`
 writes just that.
