@@ -198,6 +198,7 @@ class Learner:
                                [config.opponent, *config.league])
         shape = self.rules.table_shape
         self.belief = BeliefTracker(0, shape.seats, shape.tricks)  # the workers' statistics, logged here
+        self.adversary = None  # the online adversary watches a single process only (config.check_partner_keys)
         self.storage = GatheredDecisions([])
         self.run = run
         self.workers = start_workers(config, run)
