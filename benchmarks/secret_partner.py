@@ -18,7 +18,8 @@ seed, the run's final network X (``RUNS/ARM-SEED/checkpoint.pt``):
 Each figure per seed, then per arm the mean over seeds and, against control, the mean paired difference (seed
 by seed: the same seed gives both arms the same deals and the same start) with a Student-t 95% interval over the
 seeds (3 seeds: 2 degrees of freedom; a bootstrap over three values would understate the spread). Each (arm,
-seed) is saved as it finishes (``OUT/parts/``), so a rerun continues where it stopped. Writes ``OUT/results.json``
+seed) is saved as it finishes (``OUT/parts/``, with the settings it was measured with), so a rerun with the same
+settings continues where it stopped (one with others is refused). Writes ``OUT/results.json``
 and ``OUT/results.md``.
 """
 
@@ -45,6 +46,9 @@ ARMS = ("sp_control", "sp_inference", "sp_concealment", "sp_both")
 EARLY_TRICKS = 4
 """The headline's tricks: 1 to 4, where the partner still has most of his hand to hide behind."""
 ROLES = ("caller", "partner", "defender")
+OBSERVER_SEED = 100
+"""The fresh observer of training seed S is fitted on the games of seed OBSERVER_SEED + S (of the
+``"belief-train"`` stream): each network its own games, none the measurement's."""
 
 
 def network(runs: Path, arm: str, seed: int) -> str:
@@ -59,13 +63,13 @@ def measure_part(runs: Path, arm: str, control: str, seed: int, args) -> dict:
     """Steps 1-3 of the module's docstring for one arm and seed."""
     spec, rules = network(runs, arm, seed), preset("standard")
     belief_path = runs / "beliefs" / f"{arm}-{seed}.pt"  # beside the runs: models, not results
-    train_belief_model([spec], args.belief_games, seed=100 + seed, rules=rules, out=belief_path, epochs=4)
+    train_belief_model([spec], args.belief_games, seed=OBSERVER_SEED + seed, rules=rules, out=belief_path, epochs=4)
     result = concealment(BeliefModel.load(belief_path), make_agent(spec, seed=args.seed, rules=rules), arm,
                          args.games, seed=args.seed)
     accuracy = np.array([a if a is not None else np.nan for a in result.accuracy["defender"]], dtype=float)
     views = np.array(result.views["defender"], dtype=float)
     early = slice(0, EARLY_TRICKS)
-    part = {"arm": arm, "seed": seed, "network": spec,
+    part = {"arm": arm, "seed": seed, "network": spec, "measured_with": measured_with(args, control),
             "defender_accuracy_by_trick": result.accuracy["defender"],
             "defender_views_by_trick": result.views["defender"],
             "defender_accuracy_tricks_1_4": float(np.nansum(accuracy[early] * views[early]) / views[early].sum()),
@@ -79,6 +83,23 @@ def measure_part(runs: Path, arm: str, control: str, seed: int, args) -> dict:
         versus = evaluate_table(make_agent(spec, seed=args.seed), make_agent(other, seed=args.seed + 1),
                                 args.deals, args.seed, names=(spec, other))
         part["edge_over_control"] = [versus.table_edge, list(versus.table_edge_ci)]
+    return part
+
+
+def measured_with(args, control: str) -> dict:
+    """The settings a part's figures depend on: a saved part is reused only under the same."""
+    return {"control": control, "belief_games": args.belief_games, "games": args.games, "deals": args.deals,
+            "seed": args.seed}
+
+
+def saved_part(path: Path, args, control: str) -> dict:
+    """The part saved at ``path``, if it was measured with these settings; otherwise an error naming the
+    difference (reusing it would mix measurements)."""
+    part = json.loads(path.read_text())
+    wanted = measured_with(args, control)
+    if part.get("measured_with") != wanted:
+        raise SystemExit(f"{path} was measured with {part.get('measured_with')}, not {wanted}: give another --out, "
+                         "or delete it to measure it again")
     return part
 
 
@@ -164,7 +185,7 @@ def main(argv=None) -> None:
                 if not saved.exists():
                     part = measure_part(args.runs, arm, arms[0], seed, args)
                     saved.write_text(json.dumps(part, indent=1))
-                parts.append(json.loads(saved.read_text()))
+                parts.append(saved_part(saved, args, arms[0]))
                 bar.update(1)
     summary = summarise(parts, arms, seeds)
     (args.out / "results.json").write_text(json.dumps({"settings": {k: str(v) for k, v in vars(args).items()},

@@ -67,25 +67,38 @@ def test_hands_whose_partner_is_not_the_learner_are_neither_watched_nor_paid():
 
 
 def test_the_concealment_reward_is_on_the_partner_alone_with_the_documented_sign():
-    adversary = OnlineAdversary(64, capacity=100_000, seed=1, seats=5, tricks=8)
+    games = 64
+    adversary = OnlineAdversary(games, capacity=100_000, seed=1, seats=5, tricks=8)
     with torch.no_grad():  # an adversary sure of the seat one to the viewer's left: right a quarter of the time
         adversary.net.body[-1].weight.zero_()
         adversary.net.body[-1].bias.copy_(torch.tensor([0.0, 20.0, 0.0, 0.0, 0.0]))
-    _, paid = heuristic_games(adversary)
-    changed_any = False
-    for plain, shaped, caller, partner in paid:
-        difference = shaped - plain
-        rows = np.arange(len(plain))
-        others = np.ones_like(difference, dtype=bool)
-        others[rows, np.maximum(partner, 0)] = False
-        assert not difference[others].any()  # nobody but the partner is paid
-        with_partner = (caller >= 0) & (partner != caller)
-        assert not difference[~with_partner].any()
-        # Each view scores log(p or P_FLOOR) - log(1/4): sure and right +log 4, sure and wrong log(0.04).
-        gained = -difference[rows, np.maximum(partner, 0)][with_partner]
-        assert np.all((gained >= np.log(P_FLOOR * 4) - 1e-6) & (gained <= np.log(4) + 1e-6))
-        changed_any |= bool(gained.any())
-    assert changed_any
+    # Each watched view scores log(p, at least P_FLOOR) - log(1/4): sure and right log 4, sure and wrong log(0.04).
+    right, wrong = np.log(4), np.log(P_FLOOR * 4)
+    env = BatchedEnv(games, preset("standard"), seed=3)
+    out, agent = env.reset(), HeuristicAgent(seed=3)
+    owners = np.full((games, 5), LEARNER)
+    sums = np.zeros((games, 2))  # the test's own count: per game, the hand's summed scores and views
+    paid_hands = 0
+    while paid_hands < games:
+        state = env.state
+        caller, partner, player = state.caller, state.hidden.partner, state.current_player
+        hidden = SPEC.view(out.obs, "partner_revealed")[:, 0] == 0
+        watched = ((state.phase == Phase.PLAY) & ~state.terminated & hidden & (caller >= 0) & (partner >= 0)
+                   & (partner != caller) & (player != caller) & (player != partner))
+        sums[watched, 0] += np.where((partner - player)[watched] % 5 == 1, right, wrong)
+        sums[watched, 1] += 1
+        adversary.observe(state, out.obs, owners)
+        out = env.step(agent.act(out.obs, out.mask))
+        ended = np.flatnonzero(out.done)
+        shaped = adversary.shaped_rewards(out.rewards, ended, out.info, 0.5)
+        expected = out.rewards.copy()
+        scored = ended[sums[ended, 1] > 0]
+        expected[scored, out.info["partner"][scored]] -= 0.5 * sums[scored, 0] / sums[scored, 1]
+        np.testing.assert_allclose(shaped, expected, atol=1e-6)  # the partner alone, by exactly this much
+        assert np.all(out.info["caller"][scored] != out.info["partner"][scored])
+        sums[ended] = 0
+        paid_hands += scored.size
+    assert paid_hands >= games
 
 
 def test_the_adversary_learns_to_name_the_partner():
@@ -105,23 +118,40 @@ def test_the_adversary_learns_to_name_the_partner():
     assert accuracy() > max(before, 0.25) + 0.1  # better than chance among the four others, by far
 
 
+def same(a, b) -> bool:
+    """Equal, down through dicts, lists, tensors and arrays."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, torch.Tensor):
+        return torch.equal(a, b)
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
+
+
 @pytest.mark.slow
 def test_a_run_with_the_adversary_logs_it_and_resumes_exactly(tmp_path):
-    extra = ["adversary_views=4096", "concealment_coef=0.5"]
+    # 64 games a rollout: the buffer holds a minibatch after a few updates, so the adversary fits before the stop.
+    extra = ["adversary_views=4096", "concealment_coef=0.5", "num_envs=64", "total_decisions=8192"]
     whole, split = whole_and_resumed_runs(train.main, TINY, tmp_path, 5, extra)
     assert all(torch.equal(whole["model"][k], split["model"][k]) for k in whole["model"])
     a, b = whole["trainer"]["adversary"], split["trainer"]["adversary"]
-    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    assert a["filled"] >= ADVERSARY_BATCH
+    assert same(a, b)  # weights, Adam's moments, its sampler, the buffer, the open hands' sums
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     events = EventAccumulator(str(next((tmp_path / "whole").rglob("events.out.tfevents.*")).parent)).Reload()
     tags = events.Tags()["scalars"]
     assert "adversary/accuracy_by_trick/trick_2" in tags
     assert "concealment/adversary_log_ratio" in tags
+    assert len(events.Scalars("adversary/loss")) >= 2  # it fitted before and after the stop
 
 
 @pytest.mark.parametrize("overrides, message", [
     (["adversary_views=1024", "workers=2"], "rollout workers"),
     (["adversary_views=1024", "rules=monte"], "standard table's view"),
+    (["adversary_views=100"], "minibatches of 512"),
 ])
 def test_adversary_settings_that_cannot_run_are_refused_by_name(overrides, message):
     with pytest.raises(ValueError, match=message):

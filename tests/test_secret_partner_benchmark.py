@@ -1,5 +1,6 @@
 """benchmarks/secret_partner.py on tiny runs: every figure per arm and seed, the paired differences against control
-(zero for an arm that is the control's config), the saved parts reused by a rerun, unfinished runs refused."""
+(zero for an arm that is the control's config), the saved parts reused by a rerun with the same settings and
+refused by one with others, unfinished runs refused."""
 
 import json
 import sys
@@ -42,6 +43,8 @@ def test_the_ablation_measurement_on_tiny_runs(tmp_path, monkeypatch):
 
     monkeypatch.setattr(secret_partner, "measure_part", measured_again)
     secret_partner.main(argv)  # every part saved: nothing played
+    with pytest.raises(SystemExit, match="was measured with"):  # saved parts of other settings are not mixed in
+        secret_partner.main([*argv, "--deals", "6"])
 
 
 def test_a_missing_run_is_refused_before_anything_is_measured(tmp_path):

@@ -10,7 +10,9 @@ agent as it is now, not against a frozen model of another.
 
 Concealment reward. At each such defender view the adversary gives ``p``, its probability on the true
 partner; per hand, ``s`` is the mean over those views of ``log(max(p, P_FLOOR)) - log(chance)`` (chance: one
-over the other seats, a quarter at five seats), and at the hand's end the partner's payoff becomes
+over the seats the model chooses among, the viewer's four others at five seats; an observer that only rules out
+the caller, whom the view shows, scores log(4/3) a view: the constant offset is the same in every hand and does
+not steer the partner), and at the hand's end the partner's payoff becomes
 ``payoff - concealment_coef * s``: he gains for each view in which the defenders' best observer of him
 names him less surely than chance, and pays for each in which it names him more. Only the partner's
 trajectory is shaped (the caller wants to be found by his partner, not hidden from him); the hand's
@@ -34,7 +36,7 @@ from agents.belief import BeliefNet
 from briscola_env.engine import Phase
 from briscola_env.observation import SPEC
 from training.league import LEARNER
-from training.trajectories import view_entries
+from training.trajectories import pack_views, unpack_views, view_entries
 
 ADVERSARY_HIDDEN = (256, 128)
 """The adversary's hidden sizes: those of ``briscola belief``'s models."""
@@ -67,7 +69,7 @@ class OnlineAdversary:
         torch.set_rng_state(generator_state)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=ADVERSARY_LR)
         self.sampler = torch.Generator().manual_seed(seed)
-        self.view_bits, self.view_counts = view_entries(SPEC)
+        self.view_entries = view_entries(SPEC)  # which entries of a view its checkpoint packs as bits
         self.obs = np.zeros((capacity, SPEC.size), dtype=np.uint8)
         self.target = np.zeros(capacity, dtype=np.int64)
         self.next = self.filled = 0
@@ -141,12 +143,11 @@ class OnlineAdversary:
         self.hits[:], self.scores = 0, []
 
     def state_dict(self) -> dict:
-        """What resumes the adversary exactly; the buffer's 0/1 view entries packed as bits."""
+        """What resumes the adversary exactly; the buffer's views packed (:func:`training.trajectories.pack_views`)."""
         rows = slice(0, self.filled)
         return {"model": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
-                "sampler": self.sampler.get_state(), "bits": np.packbits(self.obs[rows, self.view_bits], axis=1),
-                "counts": self.obs[rows, self.view_counts], "target": self.target[rows], "next": self.next,
-                "filled": self.filled, "sums": self.sums}
+                "sampler": self.sampler.get_state(), "views": pack_views(self.obs[rows], *self.view_entries),
+                "target": self.target[rows], "next": self.next, "filled": self.filled, "sums": self.sums}
 
     def load_state_dict(self, saved: dict) -> None:
         self.net.load_state_dict(saved["model"])
@@ -154,7 +155,6 @@ class OnlineAdversary:
         self.sampler.set_state(saved["sampler"])
         self.filled, self.next = int(saved["filled"]), int(saved["next"])
         rows = slice(0, self.filled)
-        self.obs[rows, self.view_bits] = np.unpackbits(saved["bits"], axis=1, count=len(self.view_bits))
-        self.obs[rows, self.view_counts] = saved["counts"]
+        self.obs[rows] = unpack_views(saved["views"], *self.view_entries, SPEC.size)
         self.target[rows] = saved["target"]
         self.sums[...] = saved["sums"]

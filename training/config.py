@@ -101,8 +101,9 @@ class Config:
     adversary_views: int = 0
     """An online adversary (training.adversary): a partner-belief model fitted while the learner learns on a rolling
     buffer of this many views of the defenders of the learner's recent hands, naming the partner; its accuracy by
-    trick goes to TensorBoard (adversary/) and concealment_coef rewards the partner for hiding from it. 0: none.
-    Standard five-seat rules without monte only, and without rollout workers."""
+    trick goes to TensorBoard (adversary/) and concealment_coef rewards the partner for hiding from it. 0: none;
+    otherwise at least one minibatch (512). Standard five-seat rules without monte only, and without rollout
+    workers."""
     opponent_share: float = 0.3
     """Share of games in which 1-4 seats are played by the opponent pool."""
     heuristic_share: float = 0.5
@@ -324,7 +325,14 @@ def check_partner_keys(config: Config) -> None:
                          "online adversary) or belief_coef > 0 (the belief head)")
     if config.adversary_views and config.workers:
         raise ValueError("config key 'adversary_views' cannot be used with rollout workers yet: set workers=0")
-    if config.adversary_views and observation_spec(config.rules).size != SPEC.size:
+    if config.adversary_views:
+        from training.adversary import ADVERSARY_BATCH  # torch's: only a run with an adversary needs it
+
+        if config.adversary_views < ADVERSARY_BATCH:
+            raise ValueError(f"config key 'adversary_views' is {config.adversary_views}: the adversary fits on "
+                             f"minibatches of {ADVERSARY_BATCH} views, so its buffer holds at least that many "
+                             "(0: no adversary)")
+    if config.adversary_views and observation_spec(config.rules).sections != SPEC.sections:
         raise ValueError("config key 'adversary_views': the adversary reads the standard table's view (five seats, "
                          "8 cards, no monte); these rules have another")
 

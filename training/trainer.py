@@ -164,15 +164,14 @@ def rollout(trainer: Trainer) -> list[dict]:
         trainer.env_time += time.time() - tick
         trainer.decisions += config.num_envs
         ended = np.flatnonzero(out.done)
-        rewards = out.rewards.copy()
+        shaped = out.rewards.copy()  # the trajectories' rewards; the league's statistics read the payoffs
         if trainer.adversary is None:
-            trainer.belief.finish_hands(rewards, ended, out.info, config.concealment_coef)
-            shaped = rewards
+            trainer.belief.finish_hands(shaped, ended, out.info, config.concealment_coef)
         else:  # the concealment reward reads the adversary; the head is measured only
-            trainer.belief.finish_hands(rewards, ended, out.info, 0.0)
-            shaped = trainer.adversary.shaped_rewards(rewards, ended, out.info, config.concealment_coef)
+            trainer.belief.finish_hands(shaped, ended, out.info, 0.0)
+            shaped = trainer.adversary.shaped_rewards(shaped, ended, out.info, config.concealment_coef)
         trainer.storage.finish(ended, shaped, config.gamma, config.gae_lambda)
-        table.record_results(ended, rewards)
+        table.record_results(ended, out.rewards)
         finished.append({key: out.info[key][ended] for key in GAME_FACTS}
                         | {"learner": table.seat_agents[ended] == LEARNER})
         table.seat_new_hands(ended)

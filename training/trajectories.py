@@ -39,6 +39,23 @@ def view_entries(spec: ObservationSpec = SPEC) -> tuple[np.ndarray, np.ndarray]:
 VIEW_BITS, VIEW_COUNTS = view_entries()  # the standard view's
 
 
+def pack_views(obs: np.ndarray, bits: np.ndarray, counts: np.ndarray) -> dict:
+    """Views as a checkpoint keeps them: the entries ``bits`` (:func:`view_entries`) packed eight to a byte,
+    the entries ``counts`` as they are."""
+    if obs[:, bits].max(initial=0) > 1:
+        raise RuntimeError("an observation entry that the spec's high says is 0 or 1 holds more: "
+                           "it cannot be saved as a bit")
+    return {"bits": np.packbits(obs[:, bits], axis=1), "counts": obs[:, counts]}
+
+
+def unpack_views(saved: dict, bits: np.ndarray, counts: np.ndarray, size: int) -> np.ndarray:
+    """The views :func:`pack_views` packed, each ``size`` entries long."""
+    obs = np.empty((len(saved["counts"]), size), dtype=np.uint8)
+    obs[:, bits] = np.unpackbits(saved["bits"], axis=1, count=len(bits))
+    obs[:, counts] = saved["counts"]
+    return obs
+
+
 class Trajectories:
     """Learner decisions, kept until their hand ends; then their advantages are computed
     and they are ready for an update. A ring of ``capacity`` slots; every step's decisions
@@ -123,11 +140,7 @@ class Trajectories:
         default config). The views' 0/1 entries and the masks are packed as bits."""
         rows = np.flatnonzero(self.in_use)
         saved = {name: getattr(self, name)[rows] for name in self.fields if name != "in_use"}
-        obs = saved["obs"]
-        if obs[:, self.view_bits].max(initial=0) > 1:
-            raise RuntimeError("an observation entry that the spec's high says is 0 or 1 holds more: "
-                               "it cannot be saved as a bit")
-        saved["obs"] = {"bits": np.packbits(obs[:, self.view_bits], axis=1), "counts": obs[:, self.view_counts]}
+        saved["obs"] = pack_views(saved["obs"], self.view_bits, self.view_counts)
         saved["mask"] = np.packbits(saved["mask"], axis=1)
         if self.privileged is not None:  # every entry 0 or 1
             saved["privileged"] = np.packbits(saved["privileged"], axis=1)
@@ -141,9 +154,7 @@ class Trajectories:
             raise ValueError(f"the checkpoint's trajectory storage lacks {missing}: it was written by an "
                              "older train.py, whose runs cannot be resumed by this one")
         rows = saved["rows"]
-        obs = np.empty((len(rows), self.spec.size), dtype=np.uint8)
-        obs[:, self.view_bits] = np.unpackbits(saved["obs"]["bits"], axis=1, count=len(self.view_bits))
-        obs[:, self.view_counts] = saved["obs"]["counts"]
+        obs = unpack_views(saved["obs"], self.view_bits, self.view_counts, self.spec.size)
         self.in_use[:] = self.open[:] = self.ready[:] = False
         self.in_use[rows] = True
         self.obs[rows] = obs

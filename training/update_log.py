@@ -13,8 +13,9 @@ GAME_FACTS = ("caller", "partner", "contract", "contract_made", "called_trick", 
 
 
 def log_update(writer, trainer, stats: dict, finished: list[dict], sps: int) -> None:
-    """charts/, losses/, game/, belief/ and pool/: the update's scalars, at the decisions made so far. ``trainer``:
-    a :class:`training.trainer.Trainer`, or the learner of rollout workers, which has the same attributes."""
+    """charts/, losses/, game/, belief/, adversary/ and pool/: the update's scalars, at the decisions made so far.
+    ``trainer``: a :class:`training.trainer.Trainer`, or the learner of rollout workers, which has the same
+    attributes."""
     step = trainer.decisions
     writer.add_scalar("charts/SPS", sps, step)
     writer.add_scalar("charts/learning_rate", trainer.optimizer.param_groups[0]["lr"], step)
@@ -22,7 +23,7 @@ def log_update(writer, trainer, stats: dict, finished: list[dict], sps: int) -> 
         writer.add_scalar(name if "/" in name else f"losses/{name}", value, step)
     log_games(writer, finished, step)
     trainer.belief.log(writer, step)
-    if getattr(trainer, "adversary", None) is not None:  # rollout workers' learners have none
+    if trainer.adversary is not None:
         trainer.adversary.log(writer, step)
     trainer.table.log(writer, step)
 
