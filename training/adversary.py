@@ -35,6 +35,7 @@ from torch import nn
 from agents.belief import BeliefNet
 from briscola_env.engine import Phase
 from briscola_env.observation import SPEC
+from training.config import ADVERSARY_BATCH
 from training.league import LEARNER
 from training.trajectories import pack_views, unpack_views, view_entries
 
@@ -42,8 +43,6 @@ ADVERSARY_HIDDEN = (256, 128)
 """The adversary's hidden sizes: those of ``briscola belief``'s models."""
 ADVERSARY_STEPS = 8
 """Adam steps the adversary takes after each update, each on a minibatch drawn from its buffer."""
-ADVERSARY_BATCH = 512
-"""Views in one of the adversary's minibatches."""
 ADVERSARY_LR = 1e-3
 """The adversary's learning rate (that of :func:`agents.belief.train_belief`)."""
 ADVERSARY_STREAM = 35

@@ -200,6 +200,8 @@ BOUNDS = {
 }
 """The range of every numeric config key (every int and float field of Config is here)."""
 DEVICES = ("auto", "cpu", "cuda")
+ADVERSARY_BATCH = 512
+"""Views in one of the online adversary's minibatches (:mod:`training.adversary`); its buffer holds at least one."""
 MAX_EXP_NAME = 235
 """The longest exp_name, in bytes: a file name has at most 255, and run_dir holds exp_name-seed (a seed has
 up to 19 digits: 20 bytes more) and a sweep's exp_name-sweep.json, written through exp_name-sweep.json.tmp
@@ -325,13 +327,10 @@ def check_partner_keys(config: Config) -> None:
                          "online adversary) or belief_coef > 0 (the belief head)")
     if config.adversary_views and config.workers:
         raise ValueError("config key 'adversary_views' cannot be used with rollout workers yet: set workers=0")
-    if config.adversary_views:
-        from training.adversary import ADVERSARY_BATCH  # torch's: only a run with an adversary needs it
-
-        if config.adversary_views < ADVERSARY_BATCH:
-            raise ValueError(f"config key 'adversary_views' is {config.adversary_views}: the adversary fits on "
-                             f"minibatches of {ADVERSARY_BATCH} views, so its buffer holds at least that many "
-                             "(0: no adversary)")
+    if config.adversary_views and config.adversary_views < ADVERSARY_BATCH:
+        raise ValueError(f"config key 'adversary_views' is {config.adversary_views}: the adversary fits on "
+                         f"minibatches of {ADVERSARY_BATCH} views, so its buffer holds at least that many "
+                         "(0: no adversary)")
     if config.adversary_views and observation_spec(config.rules).sections != SPEC.sections:
         raise ValueError("config key 'adversary_views': the adversary reads the standard table's view (five seats, "
                          "8 cards, no monte); these rules have another")
