@@ -3,6 +3,7 @@
 file however and whenever it is computed, a run resumes only its own plan, the targets are the search's
 softmax, held-out decisions are whole deals, and the trainer starts from the distilled weights."""
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -168,6 +169,26 @@ def test_init_from_must_be_a_network_of_the_configs_sizes(tmp_path):
         Trainer(wider, training_device("cpu"))
     with pytest.raises(ValueError, match="init_from' must be a policy or training checkpoint"):
         Trainer(load_config(TINY, [f"init_from={tmp_path / 'missing.pt'}"]), training_device("cpu"))
+
+
+def test_distillation_can_start_from_a_network_and_refuses_one_of_other_widths(tmp_path):
+    label(PLAN, tmp_path / "labels")
+    start = DistillSettings(hidden_sizes=(16,), epochs=1, seed=1)
+    distill(tmp_path / "labels", tmp_path / "start.pt", start)
+    # A step too small to move the weights: the result is the network it started from, not fresh weights.
+    still = dataclasses.replace(start, init_from=str(tmp_path / "start.pt"), learning_rate=1e-30, seed=2)
+    report = distill(tmp_path / "labels", tmp_path / "tuned.pt", still)
+    assert report["settings"]["init_from"] == str(tmp_path / "start.pt")
+    first, tuned = load_network(tmp_path / "start.pt").state_dict(), load_network(tmp_path / "tuned.pt").state_dict()
+    assert all(torch.equal(first[key], value) for key, value in tuned.items())
+    distill(tmp_path / "labels", tmp_path / "fresh.pt", dataclasses.replace(still, init_from=""))
+    fresh = load_network(tmp_path / "fresh.pt").state_dict()
+    assert not all(torch.equal(first[key], value) for key, value in fresh.items())
+    with pytest.raises(ValueError, match="has hidden layers 16, hidden_sizes is 32: give its widths"):
+        distill(tmp_path / "labels", tmp_path / "wide.pt", dataclasses.replace(still, hidden_sizes=(32,)))
+    with pytest.raises(ValueError, match="init_from .*no checkpoint at"):
+        distill(tmp_path / "labels", tmp_path / "none.pt", dataclasses.replace(still, init_from=str(tmp_path / "x.pt")))
+    assert not (tmp_path / "wide.pt").exists() and not (tmp_path / "none.pt").exists()
 
 
 def test_the_cli_labels_and_distills(tmp_path, capsys):

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.ppo import PolicyValueNet, save_checkpoint
+from agents.ppo import PolicyValueNet, load_network, save_checkpoint
 from briscola_env.engine import PHASE_NAMES
 from briscola_env.rules import resolve_rules
 
@@ -59,6 +59,9 @@ class DistillSettings:
     """share of the labels' deals held out (whole deals), to measure the network on"""
     seed: int = 0
     """seeds the initial weights and the minibatches"""
+    init_from: str = ""
+    """a network (ppo checkpoint, exported or training) to start from instead of fresh weights; --hidden-sizes
+    must be its widths (default: none, fresh weights)"""
 
     def __post_init__(self):
         for name in ("epochs", "batch_size"):
@@ -98,9 +101,24 @@ def losses(net: PolicyValueNet, views, masks, policy, value, value_coef: float):
     return cross_entropy + value_coef * value_error, cross_entropy, value_error, logits
 
 
+def starting_network(settings: DistillSettings, rules) -> PolicyValueNet:
+    """Fresh weights of ``settings.hidden_sizes``, or ``settings.init_from``'s network (its policy and value, to
+    fine-tune on the labels: a teacher that differs from it in one role needs fewer labels than one learned anew)."""
+    if not settings.init_from:
+        return PolicyValueNet(list(settings.hidden_sizes), rules=rules)
+    try:
+        net = load_network(settings.init_from, rules=rules)
+    except ValueError as error:
+        raise ValueError(f"init_from (the network to start from): {error}") from None
+    if tuple(net.hidden) != tuple(settings.hidden_sizes):
+        raise ValueError(f"init_from {settings.init_from} has hidden layers {','.join(map(str, net.hidden))}, "
+                         f"hidden_sizes is {','.join(map(str, settings.hidden_sizes))}: give its widths")
+    return net.train()
+
+
 def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None) -> dict:
-    """Train a fresh network on the labels in ``folder`` (see the module docstring), save it to ``out``
-    and return the held-out figures."""
+    """Train a network (fresh, or ``settings.init_from``'s) on the labels in ``folder`` (see the module
+    docstring), save it to ``out`` and return the held-out figures."""
     settings = settings or DistillSettings()
     labels, plan = load_labels(folder), read_plan(folder)
     policy, value = targets(labels, settings.temperature)
@@ -114,7 +132,7 @@ def distill(folder: Path, out: Path, settings: Optional[DistillSettings] = None)
     test = [tensor[torch.from_numpy(held)] for tensor in tensors]
     torch.manual_seed(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
-    net = PolicyValueNet(list(settings.hidden_sizes), rules=resolve_rules(plan.rules))
+    net = starting_network(settings, resolve_rules(plan.rules))
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     rows = len(train[0])
     for epoch in tqdm(range(settings.epochs), desc="distill", unit="epoch"):
