@@ -19,8 +19,9 @@ Each figure per seed, then per arm the mean over seeds and, against control, the
 by seed: the same seed gives both arms the same deals and the same start) with a Student-t 95% interval over the
 seeds (3 seeds: 2 degrees of freedom; a bootstrap over three values would understate the spread). Each (arm,
 seed) is saved as it finishes (``OUT/parts/``, with the settings it was measured with), so a rerun with the same
-settings continues where it stopped (one with others is refused). Writes ``OUT/results.json``
-and ``OUT/results.md``.
+settings continues where it stopped (one with others is refused); ``--aggregate-only`` summarises saved parts
+alone (arms measured at different times, under the same settings). Writes ``OUT/results.json`` and
+``OUT/results.md``.
 """
 
 from __future__ import annotations
@@ -160,7 +161,9 @@ def markdown(summary: dict, arms: list[str]) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=Path, required=True, help="the folder holding the arms' run folders")
+    parser.add_argument("--runs", type=Path, help="the folder holding the arms' run folders")
+    parser.add_argument("--aggregate-only", action="store_true",
+                        help="measure nothing: summarise the parts already in OUT/parts (refused if one is missing)")
     parser.add_argument("--arms", default=",".join(ARMS), help="run names, the control first (default: %(default)s)")
     parser.add_argument("--seeds", default="1,2,3", help="training seeds (default: %(default)s)")
     parser.add_argument("--belief-games", type=int, default=5000, help="games each fresh observer is fitted on")
@@ -172,10 +175,17 @@ def main(argv=None) -> None:
     arms, seeds = args.arms.split(","), [int(s) for s in args.seeds.split(",")]
     if len(arms) < 2:
         parser.error("--arms: name the control and at least one arm")
-    for arm in arms:
-        for seed in seeds:
-            network(args.runs, arm, seed)  # every run finished, before anything is measured
     folder = args.out / "parts"
+    if args.aggregate_only:
+        missing = [f"{arm}-{seed}" for arm in arms for seed in seeds if not (folder / f"{arm}-{seed}.json").exists()]
+        if missing:
+            parser.error(f"--aggregate-only: no saved part in {folder} for {', '.join(missing)}")
+    elif args.runs is None:
+        parser.error("--runs is required, unless --aggregate-only")
+    else:
+        for arm in arms:
+            for seed in seeds:
+                network(args.runs, arm, seed)  # every run finished, before anything is measured
     folder.mkdir(parents=True, exist_ok=True)
     parts = []
     with tqdm(total=len(arms) * len(seeds), desc="secret partner", unit="run", file=sys.stderr) as bar:

@@ -1,6 +1,6 @@
 """benchmarks/secret_partner.py on tiny runs: every figure per arm and seed, the paired differences against control
 (zero for an arm that is the control's config), the saved parts reused by a rerun with the same settings and
-refused by one with others, unfinished runs refused."""
+refused by one with others, summarised alone with --aggregate-only, unfinished runs and missing parts refused."""
 
 import json
 import sys
@@ -43,6 +43,9 @@ def test_the_ablation_measurement_on_tiny_runs(tmp_path, monkeypatch):
 
     monkeypatch.setattr(secret_partner, "measure_part", measured_again)
     secret_partner.main(argv)  # every part saved: nothing played
+    first = json.loads((tmp_path / "out" / "results.json").read_text())["summary"]
+    secret_partner.main(["--aggregate-only", *argv[2:]])  # no runs: the saved parts alone
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["summary"] == first
     with pytest.raises(SystemExit, match="was measured with"):  # saved parts of other settings are not mixed in
         secret_partner.main([*argv, "--deals", "6"])
 
@@ -50,4 +53,14 @@ def test_the_ablation_measurement_on_tiny_runs(tmp_path, monkeypatch):
 def test_a_missing_run_is_refused_before_anything_is_measured(tmp_path):
     with pytest.raises(FileNotFoundError, match="no finished run of arm sp_control, seed 1"):
         secret_partner.main(["--runs", str(tmp_path), "--seeds", "1", "--out", str(tmp_path / "out"), *SMALL])
+    assert not (tmp_path / "out").exists()
+
+
+def test_aggregating_refuses_missing_parts_and_measuring_needs_the_runs(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        secret_partner.main(["--aggregate-only", "--seeds", "1", "--out", str(tmp_path / "out")])
+    assert "no saved part in" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        secret_partner.main(["--seeds", "1", "--out", str(tmp_path / "out")])
+    assert "--runs is required, unless --aggregate-only" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
