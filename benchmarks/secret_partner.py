@@ -22,6 +22,10 @@ seed) is saved as it finishes (``OUT/parts/``, with the settings it was measured
 settings continues where it stopped (one with others is refused); ``--aggregate-only`` summarises saved parts
 alone (arms measured at different times, under the same settings). Writes ``OUT/results.json`` and
 ``OUT/results.md``.
+
+With ``--auction SPEC`` every network (the control's too) is measured behind that auction: X is
+``hybrid:auction=[SPEC],play=[X]``, SPEC bidding and calling, X playing the cards. It tells an arm's card play,
+where the partner hides, from its auction, which a stage can change too.
 """
 
 from __future__ import annotations
@@ -60,9 +64,14 @@ def network(runs: Path, arm: str, seed: int) -> str:
     return f"ppo:{path}"
 
 
+def measured_agent(network_spec: str, auction: str | None) -> str:
+    """The agent measured for a run's network: the network, or its card play behind ``auction``."""
+    return network_spec if auction is None else f"hybrid:auction=[{auction}],play=[{network_spec}]"
+
+
 def measure_part(runs: Path, arm: str, control: str, seed: int, args) -> dict:
     """Steps 1-3 of the module's docstring for one arm and seed."""
-    spec, rules = network(runs, arm, seed), preset("standard")
+    spec, rules = measured_agent(network(runs, arm, seed), args.auction), preset("standard")
     belief_path = runs / "beliefs" / f"{arm}-{seed}.pt"  # beside the runs: models, not results
     train_belief_model([spec], args.belief_games, seed=OBSERVER_SEED + seed, rules=rules, out=belief_path, epochs=4)
     result = concealment(BeliefModel.load(belief_path), make_agent(spec, seed=args.seed, rules=rules), arm,
@@ -80,7 +89,7 @@ def measure_part(runs: Path, arm: str, control: str, seed: int, args) -> dict:
     part["edge_over_heuristic"] = [heuristic.table_edge, list(heuristic.table_edge_ci)]
     part["role_payoff_among_heuristics"] = {role: heuristic.stats_a.role_payoff.get(role) for role in ROLES}
     if arm != control:
-        other = network(runs, control, seed)
+        other = measured_agent(network(runs, control, seed), args.auction)
         versus = evaluate_table(make_agent(spec, seed=args.seed), make_agent(other, seed=args.seed + 1),
                                 args.deals, args.seed, names=(spec, other))
         part["edge_over_control"] = [versus.table_edge, list(versus.table_edge_ci)]
@@ -89,8 +98,9 @@ def measure_part(runs: Path, arm: str, control: str, seed: int, args) -> dict:
 
 def measured_with(args, control: str) -> dict:
     """The settings a part's figures depend on: a saved part is reused only under the same."""
-    return {"control": control, "belief_games": args.belief_games, "games": args.games, "deals": args.deals,
-            "seed": args.seed}
+    settings = {"control": control, "belief_games": args.belief_games, "games": args.games, "deals": args.deals,
+                "seed": args.seed}
+    return settings if args.auction is None else settings | {"auction": args.auction}
 
 
 def saved_part(path: Path, args, control: str) -> dict:
@@ -170,6 +180,8 @@ def main(argv=None) -> None:
     parser.add_argument("--games", type=int, default=2000, help="held-out hands of the concealment measurement")
     parser.add_argument("--deals", type=int, default=300, help="deals of each table edge (every seating)")
     parser.add_argument("--seed", type=int, default=2027, help="seeds the measurement's deals and agents")
+    parser.add_argument("--auction", metavar="SPEC",
+                        help="measure each network's card play behind this agent's auction and call")
     parser.add_argument("--out", type=Path, required=True, help="folder for parts/, results.json and results.md")
     args = parser.parse_args(argv)
     arms, seeds = args.arms.split(","), [int(s) for s in args.seeds.split(",")]
@@ -183,6 +195,11 @@ def main(argv=None) -> None:
     elif args.runs is None:
         parser.error("--runs is required, unless --aggregate-only")
     else:
+        if args.auction is not None:
+            try:
+                make_agent(args.auction)
+            except ValueError as error:
+                parser.error(f"--auction: {error}")
         for arm in arms:
             for seed in seeds:
                 network(args.runs, arm, seed)  # every run finished, before anything is measured

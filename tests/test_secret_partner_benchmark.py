@@ -64,3 +64,42 @@ def test_aggregating_refuses_missing_parts_and_measuring_needs_the_runs(tmp_path
         secret_partner.main(["--seeds", "1", "--out", str(tmp_path / "out")])
     assert "--runs is required, unless --aggregate-only" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_behind_an_auction_every_network_is_measured_as_the_card_play_of_a_hybrid(tmp_path, monkeypatch):
+    runs = tmp_path / "runs"
+    for arm in ("sp_control", "sp_same"):
+        train.main(["--config", TINY, f"exp_name={arm}", "seed=1", f"run_dir={runs}", "final_eval_deals=2",
+                    "adversary_views=1024"])
+    argv = ["--runs", str(runs), "--arms", "sp_control,sp_same", "--seeds", "1", "--out", str(tmp_path / "out"),
+            *SMALL]
+    measured = []
+    real_agent = secret_partner.make_agent
+
+    def recorded_agent(spec, **options):
+        measured.append(spec)
+        return real_agent(spec, **options)
+
+    monkeypatch.setattr(secret_partner, "make_agent", recorded_agent)
+    secret_partner.main([*argv, "--auction", "heuristic:bid=1"])
+    parts = json.loads((tmp_path / "out" / "results.json").read_text())["parts"]
+    control = f"ppo:{runs / 'sp_control-1' / 'checkpoint.pt'}"
+    assert parts[0]["network"] == f"hybrid:auction=[heuristic:bid=1],play=[{control}]"
+    assert parts[0]["measured_with"]["auction"] == "heuristic:bid=1"
+    assert f"hybrid:auction=[heuristic:bid=1],play=[{control}]" in measured  # the control behind it too
+    assert not any(spec.startswith("ppo:") for spec in measured)  # no network measured on its own
+    with pytest.raises(SystemExit, match="was measured with"):  # nor mixed with parts measured without it
+        secret_partner.main(argv)
+
+
+def test_a_bad_auction_is_refused_before_anything_is_measured(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    for arm in ("sp_control", "sp_same"):
+        (runs / f"{arm}-1").mkdir(parents=True)
+        (runs / f"{arm}-1" / "summary.md").write_text("")
+    with pytest.raises(SystemExit):
+        secret_partner.main(["--runs", str(runs), "--arms", "sp_control,sp_same", "--seeds", "1",
+                             "--auction", "ppo:nowhere.pt", "--out", str(tmp_path / "out"), *SMALL])
+    assert "--auction: agent spec 'ppo:nowhere.pt': no checkpoint" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
