@@ -81,6 +81,9 @@ class Config:
     """Share of the training over which the demonstration fades out."""
     demo_phases: list = field(default_factory=lambda: ["auction", "call", "play"])
     """Phases demonstrated: any of auction, call, play."""
+    demonstrator: str = "heuristic"
+    """Agent spec whose decisions the demonstration clones: the heuristic, or a network whose auction a stage
+    should keep while it learns the card play (`ppo:checkpoints/imitation.pt` with demo_phases [auction, call])."""
     vf_coef: float = 0.5
     """Weight of the value loss."""
     privileged_critic: bool = False
@@ -277,19 +280,20 @@ def make_config(values: dict) -> Config:
 
 def check_config(config: Config) -> None:
     """Every value in its range and the keys consistent with each other, or a ValueError naming the key.
-    The agent specs (opponent, league) are checked by parsing them, and init_from not at all: what is built
-    from them is built once, by the trainer (:class:`training.trainer.Trainer`), which names the key of one
-    that does not build; train.py builds it before it writes anything."""
+    The agent specs (opponent, demonstrator, league) are checked by parsing them, and init_from not at all: what
+    is built from them is built once, by the trainer (:class:`training.trainer.Trainer`), which names the key of
+    one that does not build; train.py builds it before it writes anything."""
     for key, bound in BOUNDS.items():
         value = getattr(config, key)
         if not bound.admits(value):
             raise ValueError(f"config key {key!r} must be {bound}; got {value!r}")
     if not isinstance(config.rules, RulesConfig):
         raise ValueError(f"config key 'rules' must be a RulesConfig; got {config.rules!r}")
-    try:
-        check_spec(config.opponent)
-    except ValueError as error:
-        raise ValueError(f"config key 'opponent' must be an agent spec: {error}") from None
+    for key in ("opponent", "demonstrator"):
+        try:
+            check_spec(getattr(config, key))
+        except ValueError as error:
+            raise ValueError(f"config key {key!r} must be an agent spec: {error}") from None
     if not all(isinstance(spec, str) for spec in config.league):
         raise ValueError(f"config key 'league' must list agent specs; got {config.league!r}")
     for spec in config.league:

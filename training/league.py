@@ -32,18 +32,19 @@ def fixed_agents(config: Config, rules: RulesConfig, heuristic: HeuristicAgent, 
     config.league's. A spec that does not build (a checkpoint missing or of other rules, a value an agent
     refuses) is a ValueError naming its config key."""
     seed = config.seed if seed is None else seed
+    opponent = heuristic if config.opponent == "heuristic" else built_agent(config.opponent, "opponent", seed, rules)
+    return [opponent, *(built_agent(spec, "league", seed, rules) for spec in config.league)]
+
+
+def built_agent(spec: str, key: str, seed: int, rules: RulesConfig):
+    """The agent ``spec`` of the config key ``key``, seeded with ``seed``; a spec that does not build is a
+    ValueError naming the key."""
     try:
-        opponent = heuristic if config.opponent == "heuristic" else \
-            make_agent(config.opponent, seed=seed, rules=rules)
+        return make_agent(spec, seed=seed, rules=rules)
     except ValueError as error:
-        raise ValueError(f"config key 'opponent' must be an agent spec: {error}") from None
-    league = []
-    for spec in config.league:
-        try:
-            league.append(make_agent(spec, seed=seed, rules=rules))
-        except ValueError as error:
+        if key == "league":
             raise ValueError(f"config key 'league': {spec!r} is not an agent spec: {error}") from None
-    return [opponent, *league]
+        raise ValueError(f"config key {key!r} must be an agent spec: {error}") from None
 
 
 class SnapshotPlayer:

@@ -48,7 +48,7 @@ from training.belief_tracker import BeliefTracker, belief_targets
 from training.checkpoint import TRAINER_FORMAT, random_state, restore_random_state, same_weights, unpack
 from training.config import Config
 from training.critic import PrivilegedCritic
-from training.league import LEARNER, OPPONENT, Table, fixed_agents
+from training.league import LEARNER, OPPONENT, Table, built_agent, fixed_agents
 from training.trajectories import Trajectories, storage_capacity
 from training.update_log import GAME_FACTS
 
@@ -83,7 +83,9 @@ class Trainer:
         self.env = BatchedEnv(config.num_envs, self.rules, seed=seed_sequence("train-env", seed),
                               reward=config.reward)
         self.out = self.env.reset()
-        self.heuristic = HeuristicAgent(self.rules, seed=seed)  # the demonstrator, and by default the opponent
+        self.heuristic = HeuristicAgent(self.rules, seed=seed)  # the default demonstrator and opponent
+        self.demonstrator = self.heuristic if config.demonstrator == "heuristic" else \
+            built_agent(config.demonstrator, "demonstrator", seed, self.rules)
         self.opponent, *self.league = fixed_agents(config, self.rules, self.heuristic, seed)
         self.demo_phases = [PHASE_NAMES.index(name) for name in config.demo_phases]
 
@@ -196,7 +198,7 @@ def learner_acts(trainer: Trainer, games: np.ndarray) -> np.ndarray:
     demo = np.full(len(games), -1, dtype=np.int64)
     if demo_weight(trainer.config, trainer.update, trainer.num_updates) > 0:
         shown = np.flatnonzero(trainer.spec.view(obs, "phase")[:, trainer.demo_phases].any(axis=1))
-        demo[shown] = trainer.heuristic.act(obs[shown], mask[shown])
+        demo[shown] = trainer.demonstrator.act(obs[shown], mask[shown])
     trainer.storage.add(games, out.seat[games], obs, mask, action, logprob.cpu().numpy(), value.cpu().numpy(),
                         demo, partner, privileged)
     return action
@@ -372,6 +374,7 @@ def games_state(trainer: Trainer) -> dict:
             "belief": trainer.belief.state_dict(), "owner": trainer.table.seat_agents,
             "league_win_rates": trainer.table.win_rates,
             "fixed_agents_random": [random_state(agent) for agent in trainer.table.fixed],
+            "demonstrator_random": random_state(trainer.demonstrator),
             "rng": trainer.rng.bit_generator.state,
             **({"adversary": trainer.adversary.state_dict()} if trainer.adversary is not None else {})}
 
@@ -422,4 +425,5 @@ def restore_games(trainer: Trainer, saved: dict) -> None:
     trainer.table.win_rates[...] = saved["league_win_rates"]
     for agent, state in zip(trainer.table.fixed, saved["fixed_agents_random"]):
         restore_random_state(agent, state)
+    restore_random_state(trainer.demonstrator, saved.get("demonstrator_random", {}))  # older runs: the heuristic
     trainer.rng.bit_generator.state = saved["rng"]
