@@ -73,7 +73,7 @@ class Config:
     """Weight of the entropy bonus over the legal actions."""
     demo_coef: float = 1.0
     """Weight of a behaviour-cloning loss pulling the learner's decisions in demo_phases towards
-    the heuristic agent's, annealed linearly to 0 by demo_until (0 turns it off): a warm start,
+    the demonstrator's (the heuristic's by default), annealed linearly to 0 by demo_until (0 turns it off): a warm start,
     after which PPO alone improves on the demonstration. In the auction it is needed: before
     the play is any good, every contract fails, so passing is learned at once, and a policy that
     never calls never learns to play as caller."""

@@ -369,7 +369,7 @@ def learner_state(trainer) -> dict:
 def games_state(trainer: Trainer) -> dict:
     """What resumes a trainer's games exactly: the games in progress, their trajectories, the belief's running
     sums, the online adversary (if any), the seats' owners, the league's statistics and the random states of the
-    seats' draws and of the fixed agents."""
+    seats' draws, of the fixed agents and of the demonstrator."""
     return {"env": trainer.env.state_dict(), "storage": trainer.storage.state_dict(),
             "belief": trainer.belief.state_dict(), "owner": trainer.table.seat_agents,
             "league_win_rates": trainer.table.win_rates,
