@@ -72,11 +72,11 @@ class Config:
     ent_coef: float = 0.01
     """Weight of the entropy bonus over the legal actions."""
     demo_coef: float = 1.0
-    """Weight of a behaviour-cloning loss pulling the learner's decisions in demo_phases towards
-    the demonstrator's (the heuristic's by default), annealed linearly to 0 by demo_until (0 turns it off): a warm start,
-    after which PPO alone improves on the demonstration. In the auction it is needed: before
-    the play is any good, every contract fails, so passing is learned at once, and a policy that
-    never calls never learns to play as caller."""
+    """Weight of a behaviour-cloning loss pulling the learner's decisions in demo_phases towards the
+    demonstrator's (the heuristic's by default), annealed linearly to 0 by demo_until (0 turns it off): a warm
+    start, after which PPO alone improves on the demonstration. In the auction it is needed: before the play is
+    any good, every contract fails, so passing is learned at once, and a policy that never calls never learns to
+    play as caller."""
     demo_until: float = 0.3
     """Share of the training over which the demonstration fades out."""
     demo_phases: list = field(default_factory=lambda: ["auction", "call", "play"])
