@@ -70,6 +70,8 @@ FIELD: tuple[Member, ...] = (
     Member("hybrid:auction=heuristic,play=ppo:checkpoints/league_exploiter.pt",
            "the heuristic's auction, league_exploiter.pt's card play"),
     Member("hybrid:auction=heuristic,play=ppo:checkpoints/strong.pt", "the heuristic's auction, strong.pt's card play"),
+    Member("hybrid:auction=heuristic,play=ppo:checkpoints/imitation.pt",
+           "the heuristic's auction, imitation.pt's card play"),
     *(Member(f"ppo:checkpoints/{name}", f"shipped network {name}") for name in SHIPPED),
     Member("pimc:worlds=32", "search: perfect-information Monte Carlo, 32 worlds, heuristic rollouts", search=True),
 )

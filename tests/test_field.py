@@ -33,7 +33,7 @@ def small_field(monkeypatch):
 def test_the_field_holds_every_kind_of_opponent_and_every_file_is_shipped():
     specs = [member.spec for member in FIELD]
     assert {f"heuristic:bid={level}" for level in (-1, -0.5, 0.5, 1)} <= set(specs) and "heuristic" in specs
-    assert sum(spec.startswith("hybrid:auction=heuristic,play=ppo:") for spec in specs) == 2
+    assert sum(spec.startswith("hybrid:auction=heuristic,play=ppo:") for spec in specs) == 3
     assert [member.spec for member in FIELD if member.search] == ["pimc:worlds=32"]
     for spec in specs:
         make_agent(spec)  # every member builds: its networks are in checkpoints/
