@@ -57,7 +57,8 @@ class Member:
     search: bool = False
 
 
-SHIPPED = ("imitation.pt", "field.pt", "league_exploiter.pt", "strong.pt", "league.pt", "no_demo.pt", "distilled.pt")
+SHIPPED = ("held_defence.pt", "imitation.pt", "field.pt", "league_exploiter.pt", "strong.pt", "league.pt", "no_demo.pt",
+           "distilled.pt")
 """The shipped networks in ``checkpoints/`` the field holds, by the names that never change meaning (best.pt is
 a copy of the headline one among them, so it is not played twice)."""
 
