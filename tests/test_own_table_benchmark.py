@@ -21,7 +21,7 @@ def test_the_figures_are_those_of_the_all_copies_games_of_an_evaluation():
     result = evaluate_table(make_agent("heuristic"), make_agent("random"), 6, 3)
     assert row["contract"] == field_own_table(result)["contract_rate"]
     assert row["made"] == field_own_table(result)["contracts_made"]
-    for key in ("contract", "made", "points"):
+    for key in ("contract", "made", "points", "caller_payoff", "defender_payoff"):
         low, high = row[f"{key}_ci"]
         assert low <= row[key] <= high
 
@@ -33,6 +33,8 @@ def test_random_card_play_for_the_callers_loses_them_points(tmp_path, capsys):
     rows = json.loads(out.read_text())["rows"]
     assert [r["agent"] for r in rows] == ["heuristic", "hybrid:auction=heuristic,play=random,defend=heuristic"]
     assert rows[1]["points"] < rows[0]["points"] - 10  # the same auction and defence, the callers' play random
+    assert rows[1]["caller_payoff"] < rows[0]["caller_payoff"]
+    assert rows[1]["defender_payoff"] > rows[0]["defender_payoff"]
     assert capsys.readouterr().out.count("| heuristic |") == 2  # the row as it is done, then the table
 
 
