@@ -17,8 +17,9 @@ from agents import make_agent  # noqa: E402
 
 
 def test_the_figures_are_those_of_the_all_copies_games_of_an_evaluation():
-    row = own_table.measure("heuristic", deals=6, seed=3)
-    result = evaluate_table(make_agent("heuristic"), make_agent("random"), 6, 3)
+    row = own_table.measure("heuristic", deals=30, seed=3)
+    result = evaluate_table(make_agent("heuristic"), make_agent("random"), 30, 3)
+    assert 0 < row["made"] < 1  # some contracts fail: the same figure means the same games, not a ceiling
     assert row["contract"] == field_own_table(result)["contract_rate"]
     assert row["made"] == field_own_table(result)["contracts_made"]
     for key in ("contract", "made", "points", "caller_payoff", "defender_payoff"):
